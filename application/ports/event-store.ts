@@ -1,0 +1,49 @@
+import type { EventEnvelope, RecordedEvent } from '../../domain/shared/events.js';
+
+/**
+ * What a writer expects of the stream it appends to:
+ * - 'no-stream': the stream must not exist yet (creation commands);
+ * - 'any': no check (idempotent system writes);
+ * - a number: the revision of the stream's last event, i.e. the stream must be exactly that long minus one.
+ */
+export type ExpectedRevision = 'no-stream' | 'any' | number;
+
+export interface AppendResult {
+  /** Revision of the last appended event. */
+  readonly nextExpectedRevision: number;
+  /** Global position of the last appended event: what a reader waits for to read its write. */
+  readonly position: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound; null reads from the start of the log. */
+  readonly after: number | null;
+  readonly limit: number;
+}
+
+export interface Subscription {
+  /** Stops delivery; resolves once no handler call is running. */
+  stop(): Promise<void>;
+  /** Resolves when the subscription fails for good (its handler threw or the store went away). */
+  readonly done: Promise<void>;
+}
+
+export type SubscriptionHandler = (event: RecordedEvent) => Promise<void>;
+
+export interface EventStore {
+  /**
+   * Appends atomically: either all events are stored, in order, or none.
+   * Throws a DomainError with code 'conflict' when `expected` does not hold.
+   */
+  append(streamName: string, events: readonly EventEnvelope[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Every event of one stream in revision order; an empty array for a stream that does not exist. */
+  readStream(streamName: string): Promise<RecordedEvent[]>;
+  /** One page of the global log in position order. */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Delivers every event after `after` (catch-up), then new ones as they are appended (live),
+   * one at a time in position order; the next is delivered only after the handler resolved.
+   */
+  subscribeToAll(after: number | null, handler: SubscriptionHandler): Subscription;
+  close(): Promise<void>;
+}

@@ -1,0 +1,12 @@
+/** API keys are random secrets; only their digest is ever stored or compared. */
+export interface ApiKeyCodec {
+  generate(): { readonly key: string; readonly prefix: string };
+  hash(key: string): string;
+  /** Constant-time comparison of a presented key with a stored digest. */
+  matches(key: string, hash: string): boolean;
+}
+
+/** Finds the merge fields (`{{name}}`) a template's HTML uses. */
+export interface MergeFieldScanner {
+  scan(html: string): string[];
+}

@@ -1,0 +1,75 @@
+import { foldEvents, type Decider } from '../../domain/shared/decider.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { DomainEvent, EventEnvelope } from '../../domain/shared/events.js';
+import type { Clock, IdGenerator } from '../ports/clock.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { RequestContext } from './request-context.js';
+
+export interface CommandDeps {
+  readonly eventStore: EventStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+}
+
+export interface CommandResult<State, Event extends DomainEvent> {
+  readonly events: Event[];
+  readonly state: State;
+  /** Global position of the last event this command wrote, or of the stream's last event when it wrote none. */
+  readonly position: number | null;
+}
+
+const SCHEMA_VERSION = 1;
+const MAX_ATTEMPTS = 3;
+
+export const toEnvelopes = (
+  events: readonly DomainEvent[],
+  context: RequestContext,
+  { clock, ids }: Pick<CommandDeps, 'clock' | 'ids'>,
+  causationId: string = context.correlationId,
+): EventEnvelope[] => {
+  const occurredAt = clock.now().toISOString();
+  return events.map((event) => ({
+    type: event.type,
+    data: event.data,
+    metadata: {
+      eventId: ids.next(),
+      schemaVersion: SCHEMA_VERSION,
+      occurredAt,
+      orgId: context.caller.orgId,
+      actor: context.caller.actor,
+      correlationId: context.correlationId,
+      causationId,
+    },
+  }));
+};
+
+/**
+ * Read the stream, decide, append with the revision that was read. On a concurrency conflict the
+ * command is decided again against the newer state: a command that still makes sense then goes
+ * through, one that does not (a second create) fails with the decider's own error.
+ */
+export const handleCommand = async <State, Command, Event extends DomainEvent>(
+  deps: CommandDeps,
+  decider: Decider<State, Command, Event>,
+  streamName: string,
+  command: Command,
+  context: RequestContext,
+): Promise<CommandResult<State, Event>> => {
+  for (let attempt = 1; ; attempt++) {
+    const recorded = await deps.eventStore.readStream(streamName);
+    const state = foldEvents(decider, recorded as unknown as Event[]);
+    const events = decider.decide(command, state);
+    const last = recorded.at(-1);
+    if (events.length === 0) return { events, state, position: last?.position ?? null };
+    try {
+      const result = await deps.eventStore.append(
+        streamName,
+        toEnvelopes(events, context, deps),
+        last ? last.revision : 'no-stream',
+      );
+      return { events, state: events.reduce(decider.evolve, state), position: result.position };
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'conflict') || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+};

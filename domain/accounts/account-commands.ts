@@ -1,0 +1,26 @@
+import type { ApiKeyScope, Plan } from './account-events.js';
+
+export interface OpenAccount {
+  readonly type: 'OpenAccount';
+  readonly data: { readonly orgId: string; readonly name: string; readonly plan: Plan; readonly now: string };
+}
+
+export interface IssueApiKey {
+  readonly type: 'IssueApiKey';
+  readonly data: {
+    readonly orgId: string;
+    readonly keyId: string;
+    readonly label: string;
+    readonly prefix: string;
+    readonly hash: string;
+    readonly scopes: readonly ApiKeyScope[];
+    readonly now: string;
+  };
+}
+
+export interface RevokeApiKey {
+  readonly type: 'RevokeApiKey';
+  readonly data: { readonly orgId: string; readonly keyId: string; readonly now: string };
+}
+
+export type AccountCommand = OpenAccount | IssueApiKey | RevokeApiKey;

@@ -1,0 +1,40 @@
+import type { DomainEvent } from '../shared/events.js';
+
+export const accountStream = (orgId: string) => `account-${orgId}`;
+
+export const API_KEY_SCOPES = ['render', 'templates', 'audit'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+export interface Plan {
+  readonly name: string;
+  readonly status: string;
+  /** Credits available per billing period. */
+  readonly credits: number;
+  readonly renewalAmount: number;
+  /** yyyy-MM-dd */
+  readonly nextRenewalAt: string;
+  readonly uploadsBytes: number;
+}
+
+export type AccountOpened = DomainEvent<
+  'AccountOpened',
+  { orgId: string; name: string; plan: Plan; openedAt: string }
+>;
+
+export type ApiKeyIssued = DomainEvent<
+  'ApiKeyIssued',
+  {
+    keyId: string;
+    label: string;
+    /** First characters of the key, shown in listings so a person can tell keys apart. */
+    prefix: string;
+    /** SHA-256 of the key, hex. The key itself is never stored. */
+    hash: string;
+    scopes: ApiKeyScope[];
+    issuedAt: string;
+  }
+>;
+
+export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>;
+
+export type AccountEvent = AccountOpened | ApiKeyIssued | ApiKeyRevoked;

@@ -1,0 +1,31 @@
+/**
+ * The one error taxonomy of the service. Every layer throws these; the edges (REST middleware,
+ * tRPC formatter) map `code` to a status in one place.
+ */
+export type ErrorCode =
+  | 'validation'
+  | 'payment_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** One human-readable line per problem, shown to the caller as `errors`. */
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const validationError = (message: string, details: readonly string[] = []) =>
+  new DomainError('validation', message, details.length > 0 ? details : [message]);
+
+export const notFound = (what: string) => new DomainError('not_found', `${what} not found`, [`${what} not found`]);
+
+export const conflict = (message: string) => new DomainError('conflict', message, [message]);

@@ -1,0 +1,140 @@
+import { assertNever, type Decider } from '../shared/decider.js';
+import { conflict, notFound, validationError } from '../shared/errors.js';
+import type {
+  CreateTemplate,
+  DeleteTemplate,
+  ReplaceTemplateContent,
+  TemplateCommand,
+  UpdateTemplate,
+} from './template-commands.js';
+import type {
+  TemplateChanges,
+  TemplateContentReplaced,
+  TemplateCreated,
+  TemplateDeleted,
+  TemplateEvent,
+  TemplateUpdated,
+} from './template-events.js';
+import { evolveTemplate, initialTemplate, type Template, type TemplateFields } from './template.js';
+import {
+  assertFormatFitsEditor,
+  DEFAULT_FPS,
+  QUALITY,
+  RECORD_DURATION,
+  SCALE_FACTOR,
+  supportsVideo,
+} from './template-settings.js';
+
+type ActiveTemplate = Extract<Template, { status: 'active' }>;
+
+/** Another organization's template is reported exactly like a missing one, so ids leak nothing. */
+const requireOwnedActive = (state: Template, orgId: string): ActiveTemplate => {
+  if (state.status !== 'active' || state.fields.orgId !== orgId) throw notFound('Template');
+  return state;
+};
+
+const uniqueTags = (tags: readonly string[] | undefined): string[] => [...new Set(tags ?? [])];
+
+export const createTemplate = ({ data }: CreateTemplate, state: Template): TemplateCreated[] => {
+  if (state.status !== 'absent') throw conflict(`Template ${data.templateId} already exists`);
+  const outputFormat = data.outputFormat ?? 'jpeg';
+  assertFormatFitsEditor(outputFormat, data.editor);
+  const video = supportsVideo(data.editor);
+  if (!video && (data.recordDuration !== undefined || data.fps !== undefined)) {
+    throw validationError('recordDuration and fps are only available for canvas-html (video) templates');
+  }
+  return [
+    {
+      type: 'TemplateCreated',
+      data: {
+        templateId: data.templateId,
+        orgId: data.orgId,
+        name: data.name,
+        editor: data.editor,
+        width: data.width,
+        height: data.height,
+        outputFormat,
+        quality: data.quality ?? QUALITY.default,
+        scaleFactor: data.scaleFactor ?? SCALE_FACTOR.default,
+        recordDuration: video ? (data.recordDuration ?? RECORD_DURATION.default) : null,
+        fps: video ? (data.fps ?? DEFAULT_FPS) : null,
+        tags: uniqueTags(data.tags),
+        createdBy: data.createdBy,
+        sourceTemplateId: data.sourceTemplateId ?? null,
+        createdAt: data.now,
+      },
+    },
+  ];
+};
+
+/** Keeps only the changes that differ from the current fields, so a no-op PATCH records nothing. */
+const effectiveChanges = (fields: TemplateFields, changes: TemplateChanges): TemplateChanges => {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes) as [keyof TemplateChanges, unknown][]) {
+    if (value === undefined) continue;
+    if (key === 'tags') {
+      const tags = uniqueTags(value as string[]);
+      if (JSON.stringify(tags) !== JSON.stringify(fields.tags)) result.tags = tags;
+    } else if (fields[key] !== value) {
+      result[key] = value;
+    }
+  }
+  return result as TemplateChanges;
+};
+
+export const updateTemplate = ({ data }: UpdateTemplate, state: Template): TemplateUpdated[] => {
+  const { fields } = requireOwnedActive(state, data.orgId);
+  if (data.changes.outputFormat) assertFormatFitsEditor(data.changes.outputFormat, fields.editor);
+  const changes = effectiveChanges(fields, data.changes);
+  if (Object.keys(changes).length === 0) return [];
+  return [{ type: 'TemplateUpdated', data: { templateId: data.templateId, changes, updatedAt: data.now } }];
+};
+
+export const replaceTemplateContent = (
+  { data }: ReplaceTemplateContent,
+  state: Template,
+): TemplateContentReplaced[] => {
+  const { fields } = requireOwnedActive(state, data.orgId);
+  if (fields.editor !== 'html-editor') {
+    throw validationError(`Template ${data.templateId} uses the ${fields.editor}; html-editor content is only for html-editor templates`);
+  }
+  return [
+    {
+      type: 'TemplateContentReplaced',
+      data: {
+        templateId: data.templateId,
+        html: data.html,
+        css: data.css,
+        sampleData: data.sampleData,
+        mergeFields: [...data.mergeFields],
+        replacedAt: data.now,
+      },
+    },
+  ];
+};
+
+export const deleteTemplate = ({ data }: DeleteTemplate, state: Template): TemplateDeleted[] => {
+  requireOwnedActive(state, data.orgId);
+  return [{ type: 'TemplateDeleted', data: { templateId: data.templateId, deletedAt: data.now } }];
+};
+
+export const decideTemplate = (command: TemplateCommand, state: Template): TemplateEvent[] => {
+  switch (command.type) {
+    case 'CreateTemplate':
+      return createTemplate(command, state);
+    case 'UpdateTemplate':
+      return updateTemplate(command, state);
+    case 'ReplaceTemplateContent':
+      return replaceTemplateContent(command, state);
+    case 'DeleteTemplate':
+      return deleteTemplate(command, state);
+    default:
+      return assertNever(command);
+  }
+};
+
+export const templateDecider: Decider<Template, TemplateCommand, TemplateEvent> = {
+  decide: decideTemplate,
+  evolve: evolveTemplate,
+  initialState: initialTemplate,
+};

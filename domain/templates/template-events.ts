@@ -1,0 +1,59 @@
+import type { DomainEvent } from '../shared/events.js';
+import type { Editor, Fps, OutputFormat } from './template-settings.js';
+
+export const templateStream = (templateId: string) => `template-${templateId}`;
+
+/** The settings a PATCH can change; `tags` replaces the whole set. */
+export interface TemplateChanges {
+  readonly name?: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly outputFormat?: OutputFormat;
+  readonly quality?: number;
+  readonly scaleFactor?: number;
+  readonly tags?: readonly string[];
+}
+
+export type TemplateCreated = DomainEvent<
+  'TemplateCreated',
+  {
+    templateId: string;
+    orgId: string;
+    name: string;
+    editor: Editor;
+    width: number;
+    height: number;
+    outputFormat: OutputFormat;
+    quality: number;
+    scaleFactor: number;
+    /** null unless the template can render video. */
+    recordDuration: number | null;
+    fps: Fps | null;
+    tags: string[];
+    createdBy: string;
+    sourceTemplateId: string | null;
+    createdAt: string;
+  }
+>;
+
+export type TemplateUpdated = DomainEvent<
+  'TemplateUpdated',
+  { templateId: string; changes: TemplateChanges; updatedAt: string }
+>;
+
+export type TemplateContentReplaced = DomainEvent<
+  'TemplateContentReplaced',
+  {
+    templateId: string;
+    html: string;
+    css: string;
+    sampleData: Record<string, unknown>;
+    /** Merge-field names found in `html`, recorded so history explains later renders. */
+    mergeFields: string[];
+    replacedAt: string;
+  }
+>;
+
+export type TemplateDeleted = DomainEvent<'TemplateDeleted', { templateId: string; deletedAt: string }>;
+
+export type TemplateEvent = TemplateCreated | TemplateUpdated | TemplateContentReplaced | TemplateDeleted;

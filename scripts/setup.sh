@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Brings a machine to the point where `npm start` and `npm test` can run. Runs before each of
+# them, so every step first checks whether there is anything to do and returns at once if not.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+ensure_node_modules() {
+  if [ -d node_modules ] && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt node_modules/.package-lock.json ]; }; then
+    return
+  fi
+  if [ -f package-lock.json ]; then
+    log "installing npm packages (npm ci)"
+    npm ci --no-audit --no-fund >&2
+  else
+    log "installing npm packages (npm install)"
+    npm install --no-audit --no-fund >&2
+  fi
+}
+
+# Renders need Chromium, video needs ffmpeg, and templates name common font families that must
+# resolve to real fonts rather than a fallback, or images differ from what designers expect.
+SYSTEM_PACKAGES=(
+  chromium ffmpeg fontconfig
+  fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-color-emoji
+  fonts-roboto fonts-open-sans fonts-lato
+)
+
+is_installed() {
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+has_candidate() {
+  local candidate
+  candidate="$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
+  [ -n "$candidate" ] && [ "$candidate" != "(none)" ]
+}
+
+ensure_system_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || log "warning: no Chromium and no apt; install Chromium yourself"
+    return
+  fi
+  local missing=()
+  local pkg
+  for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    is_installed "$pkg" || missing+=("$pkg")
+  done
+  if [ -x /usr/bin/chromium ] && command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 \
+    && [ "${#missing[@]}" -eq 0 ]; then
+    return
+  fi
+  # A package this Debian release does not ship stays "missing" forever; with package lists present
+  # that is known without a network round trip, so only refresh the lists when it can help.
+  local lists_present=false
+  if compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
+    lists_present=true
+  fi
+  local installable=()
+  for pkg in "${missing[@]}"; do
+    if [ "$lists_present" = false ] || has_candidate "$pkg"; then
+      installable+=("$pkg")
+    fi
+  done
+  if [ "${#installable[@]}" -eq 0 ]; then
+    return
+  fi
+  if [ -n "$SUDO" ] && ! command -v sudo >/dev/null 2>&1; then
+    log "warning: missing ${installable[*]}; run as root or install sudo to install them"
+    return
+  fi
+  log "installing system packages: ${installable[*]}"
+  $SUDO apt-get -o DPkg::Lock::Timeout=120 update -qq >&2
+  local available=()
+  for pkg in "${installable[@]}"; do
+    if has_candidate "$pkg"; then
+      available+=("$pkg")
+    else
+      log "skipping $pkg: not available in this Debian release"
+    fi
+  done
+  if [ "${#available[@]}" -gt 0 ]; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
+      --no-install-recommends "${available[@]}" >&2
+  fi
+}
+
+ensure_temporal_cli() {
+  if [ -n "${TEMPORAL_CLI:-}" ] && [ -x "${TEMPORAL_CLI}" ]; then
+    return
+  fi
+  if command -v temporal >/dev/null 2>&1; then
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    if [ -x "${HOME}/go/bin/temporal" ]; then
+      return
+    fi
+    log "warning: no Temporal CLI and no Go toolchain; set TEMPORAL_ADDRESS or TEMPORAL_CLI"
+    return
+  fi
+  local gopath
+  gopath="$(go env GOPATH)"
+  if [ -x "${gopath}/bin/temporal" ]; then
+    return
+  fi
+  log "building the Temporal CLI (once, takes a few minutes)"
+  go install github.com/temporalio/cli/cmd/temporal@v1.5.1 >&2
+}
+
+ensure_node_modules
+ensure_system_packages
+ensure_temporal_cli
