@@ -17,7 +17,6 @@ export interface CreateEventStoreOptions {
 }
 
 export async function createEventStore({ eventStoreUrl, databaseUrl, logger }: CreateEventStoreOptions): Promise<EventStore> {
-  const withLogger = logger ? { logger } : {};
-  if (eventStoreUrl) return createEventStoreDbEventStore({ connectionString: eventStoreUrl, ...withLogger });
-  return createPostgresEventStore({ connectionString: databaseUrl, ...withLogger });
+  if (eventStoreUrl) return createEventStoreDbEventStore({ connectionString: eventStoreUrl, logger });
+  return createPostgresEventStore({ connectionString: databaseUrl, logger });
 }

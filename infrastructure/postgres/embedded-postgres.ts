@@ -120,7 +120,7 @@ export interface ResolveDatabaseUrlOptions {
 /** The application database: the given URL, or the `render_service` database of the embedded server. */
 export async function resolveDatabaseUrl({ databaseUrl, dataDir, logger }: ResolveDatabaseUrlOptions): Promise<RunningPostgres> {
   if (databaseUrl) return { url: databaseUrl, stop: async () => {} };
-  const server = await startEmbeddedPostgres({ dataDir, ...(logger ? { logger } : {}) });
+  const server = await startEmbeddedPostgres({ dataDir, logger });
   try {
     return { url: await ensureDatabase(server.url, APPLICATION_DATABASE), stop: () => server.stop() };
   } catch (error) {

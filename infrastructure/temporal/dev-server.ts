@@ -65,7 +65,7 @@ export async function startTemporalDevServer(options: StartTemporalDevServerOpti
   try {
     const running = await findRunningServer(join(dir, 'address'), logger);
     if (running) {
-      logger.info({ address: running.address, pid: running.pid }, 'reusing the Temporal dev server already running on this data folder');
+      logger.info({ address: running.address, serverPid: running.pid }, 'reusing the Temporal dev server already running on this data folder');
       return { address: running.address, owned: false, stop: async () => {} };
     }
     const binary = options.binary ?? requireTemporalBinary();
@@ -150,7 +150,7 @@ async function launch(options: {
       killOnExit();
       const timedOut = await Promise.race([exit.then(() => false), sleep(options.stopTimeoutMs, true)]);
       if (timedOut) {
-        logger.warn({ pid }, 'Temporal dev server ignored SIGTERM; killing it');
+        logger.warn({ serverPid: pid }, 'Temporal dev server ignored SIGTERM; killing it');
         try {
           process.kill(-pid, 'SIGKILL');
         } catch {
@@ -175,7 +175,7 @@ async function launch(options: {
   const tmp = `${addressFile}.${pid}.tmp`;
   await writeFile(tmp, JSON.stringify({ address, pid } satisfies AddressFile));
   await rename(tmp, addressFile);
-  logger.info({ address, pid }, 'Temporal dev server started');
+  logger.info({ address, serverPid: pid }, 'Temporal dev server started');
   return { address, owned: true, stop };
 }
 

@@ -1,0 +1,39 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean));
+
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data').transform((dir) => path.resolve(dir)),
+  DATABASE_URL: optionalText.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  EVENTSTORE_URL: optionalText.pipe(z.string().regex(/^(esdb|kurrentdb|esdb\+discover)(\+discover)?:\/\//, 'must be an esdb:// connection string').optional()),
+  BOOTSTRAP_API_KEY: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'like 2mb').default('2mb'),
+  DEFAULT_PLAN_NAME: z.string().min(1).default('free'),
+  DEFAULT_PLAN_CREDITS: z.coerce.number().int().min(0).default(1000),
+  DEFAULT_UPLOADS_BYTES: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
+  ALLOWED_PRIVATE_HOSTS: commaList,
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+});
+
+export type Config = z.output<typeof ConfigSchema>;
+
+/** Validates the whole environment at start; a bad value stops the service with every problem listed. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const result = ConfigSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+  throw new Error(`Invalid configuration:\n${problems}`);
+};

@@ -1,0 +1,29 @@
+import { DomainError } from '../../domain/shared/errors.js';
+
+/**
+ * The browser pool cannot take the render now (queue full, no page freed in time, Chromium down).
+ * `retryAfterSeconds` is the pool's estimate of when asking again is worth it: the REST edge sends
+ * it as Retry-After with the 503, so clients back off instead of piling up.
+ */
+export class PoolUnavailableError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    options: { cause?: unknown } = {},
+  ) {
+    super('unavailable', message, [message]);
+    this.name = 'PoolUnavailableError';
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** The browser serving a render died under it; a retry gets a fresh browser. */
+export class BrowserCrashedError extends PoolUnavailableError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, 1, options);
+    this.name = 'BrowserCrashedError';
+  }
+}
+
+export const retryAfterSecondsOf = (error: unknown): number | undefined =>
+  error instanceof PoolUnavailableError ? error.retryAfterSeconds : undefined;

@@ -1,0 +1,88 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { createAccountService } from '../application/accounts/account-service.js';
+import type { EventStore } from '../application/ports/event-store.js';
+import { createTemplateService } from '../application/templates/template-service.js';
+import type { Config } from '../infrastructure/config/config.js';
+import { createEventStore } from '../infrastructure/event-store/create-event-store.js';
+import { resolveDatabaseUrl } from '../infrastructure/postgres/embedded-postgres.js';
+import { createProjectionSet, type ProjectionSet } from '../infrastructure/projections/projection-set.js';
+import { createAccountReadModel } from '../infrastructure/read-models/account-read-model.js';
+import { openReadModels } from '../infrastructure/read-models/orm.js';
+import { createTemplateReadModel } from '../infrastructure/read-models/template-read-model.js';
+import { sha256ApiKeyCodec } from '../infrastructure/security/api-key-codec.js';
+import { systemClock, uuidV7Ids } from '../infrastructure/system/clock-and-ids.js';
+import { mustacheMergeFields } from '../infrastructure/templates/mustache-merge-fields.js';
+import type { AppServices, HealthReport } from './http/app-services.js';
+
+export interface Runtime {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly eventStore: EventStore;
+  readonly orm: MikroORM;
+  readonly projections: ProjectionSet;
+  readonly services: AppServices;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** The API process follows the log; one-shot CLI commands only append and leave projecting to it. */
+  readonly runProjections: boolean;
+}
+
+/** The one place where adapters meet ports (emmett's composition root). */
+export const createRuntime = async (config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> => {
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) {
+      await closer().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    const database = await resolveDatabaseUrl({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+    closers.push(() => database.stop());
+    const eventStore = await createEventStore({ eventStoreUrl: config.EVENTSTORE_URL, databaseUrl: database.url, logger });
+    closers.push(() => eventStore.close());
+    const orm = await openReadModels(database.url);
+    closers.push(() => orm.close());
+    const projections = createProjectionSet({ orm, eventStore, logger });
+    closers.push(() => projections.stop());
+    if (options.runProjections) await projections.start();
+
+    const commandDeps = { eventStore, clock: systemClock, ids: uuidV7Ids };
+    const accounts = createAccountService({
+      ...commandDeps,
+      accounts: createAccountReadModel(orm),
+      progress: projections,
+      apiKeys: sha256ApiKeyCodec,
+      defaultPlan: { name: config.DEFAULT_PLAN_NAME, credits: config.DEFAULT_PLAN_CREDITS, uploadsBytes: config.DEFAULT_UPLOADS_BYTES },
+    });
+    const templates = createTemplateService({
+      ...commandDeps,
+      templates: createTemplateReadModel(orm),
+      progress: projections,
+      mergeFields: mustacheMergeFields,
+    });
+
+    const health = async (): Promise<HealthReport> => {
+      const checks: HealthReport['checks'] = {};
+      const probe = async (name: string, check: () => Promise<unknown>) => {
+        try {
+          await check();
+          checks[name] = { ok: true };
+        } catch (error) {
+          checks[name] = { ok: false, detail: (error as Error).message };
+        }
+      };
+      await probe('eventStore', () => eventStore.readAll({ after: null, limit: 1 }));
+      await probe('readModels', () => orm.em.getConnection().execute('select 1'));
+      checks.projections = projections.isLive() ? { ok: true } : { ok: false, detail: 'projections are not following the log' };
+      return { ok: Object.values(checks).every((check) => check.ok), checks };
+    };
+
+    return { config, logger, eventStore, orm, projections, services: { templates, accounts, health }, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+};

@@ -1,0 +1,14 @@
+import type { AccountService } from '../../application/accounts/account-service.js';
+import type { TemplateService } from '../../application/templates/template-service.js';
+
+export interface HealthReport {
+  readonly ok: boolean;
+  readonly checks: Record<string, { ok: boolean; detail?: string }>;
+}
+
+/** What the edges (REST, tRPC) need from the application; the composition root provides it. */
+export interface AppServices {
+  readonly templates: TemplateService;
+  readonly accounts: AccountService;
+  health(): Promise<HealthReport>;
+}

@@ -1,0 +1,77 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { AppServices } from '../http/app-services.js';
+import { errorBody, toErrorBody } from '../http/error-mapping.js';
+import { mountTrpc } from '../trpc/mount.js';
+import { apiKeyAuth } from './auth.js';
+import { openApiDocument } from './openapi.js';
+import { templatesRouter } from './templates-router.js';
+
+export interface HttpAppOptions {
+  readonly services: AppServices;
+  readonly logger: Logger;
+  /** Largest accepted JSON body, e.g. "2mb". */
+  readonly bodyLimit: string;
+}
+
+/** body-parser marks its errors with `type`; these two are the client's fault. */
+const bodyParserError = (error: unknown): DomainError | null => {
+  const type = (error as { type?: unknown }).type;
+  if (type === 'entity.parse.failed') {
+    return new DomainError('validation', 'Malformed JSON body', [`body: ${(error as Error).message}`]);
+  }
+  if (type === 'entity.too.large') {
+    return new DomainError('payload_too_large', 'Request body too large', [`body: larger than ${(error as { limit?: number }).limit} bytes`]);
+  }
+  return null;
+};
+
+export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): Express => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(express.json({ limit: bodyLimit, strict: false }));
+
+  app.get('/healthz', async (_req, res) => {
+    const report = await services.health();
+    res.status(report.ok ? 200 : 503).json(report);
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument());
+  });
+
+  mountTrpc(app, services);
+  app.use('/api', apiKeyAuth(services), templatesRouter(services));
+
+  app.use((req, res) => {
+    res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));
+  });
+
+  const handleError: ErrorRequestHandler = (error, req, res, _next) => {
+    const known = bodyParserError(error) ?? error;
+    const body = toErrorBody(known);
+    if (body.status >= 500) req.log.error({ err: error }, 'request failed');
+    if (res.headersSent) return;
+    if (known instanceof DomainError && known.code === 'unavailable') res.setHeader('Retry-After', '5');
+    res.status(body.status).json(body);
+  };
+  app.use(handleError);
+
+  return app;
+};

@@ -1,0 +1,20 @@
+import type { RequestHandler } from 'express';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { AppServices } from '../http/app-services.js';
+import { requestIdOf } from './request-context.js';
+
+const forbidden = (message: string) => new DomainError('forbidden', message, [message]);
+
+/** Reads the key from `x-api-key`, or from `apiKey` in the query where the spec allows it (GET /img). */
+export const apiKeyAuth = (services: AppServices, options: { allowQueryKey?: boolean } = {}): RequestHandler =>
+  async (req, res, next) => {
+    const header = req.header('x-api-key');
+    const query = options.allowQueryKey && typeof req.query.apiKey === 'string' ? req.query.apiKey : undefined;
+    const key = header ?? query;
+    if (!key) throw forbidden('Missing API key: send it in the x-api-key header');
+    const caller = await services.accounts.authenticate(key);
+    if (!caller) throw forbidden('Invalid API key');
+    res.locals.context = { caller, correlationId: requestIdOf(req) };
+    req.log.info({ orgId: caller.orgId, keyId: caller.actor }, 'authenticated');
+    next();
+  };

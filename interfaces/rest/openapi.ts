@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { ErrorBody, IdParam } from '../schemas/common.js';
+import {
+  CreateTemplateBody,
+  CreateTemplateV1Body,
+  HtmlContentBody,
+  ListTemplatesQuery,
+  PatchTemplateBody,
+  Template,
+  TemplateContent,
+} from '../schemas/template-schemas.js';
+
+const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+
+const errors = Object.fromEntries(
+  [
+    [400, 'Invalid input; errors lists each problem'],
+    [403, 'Missing or invalid API key'],
+    [404, 'Unknown resource or route'],
+    [413, 'Body too large'],
+    [500, 'Unexpected error'],
+    [503, 'Temporarily unavailable; see Retry-After'],
+  ].map(([status, description]) => [String(status), { description: String(description), ...json(ErrorBody) }]),
+);
+
+const operation = (
+  summary: string,
+  okDescription: string,
+  okSchema: z.ZodType | null,
+  extra: Partial<ZodOpenApiOperationObject> = {},
+): ZodOpenApiOperationObject => ({
+  summary,
+  ...extra,
+  responses: { '200': { description: okDescription, ...(okSchema ? json(okSchema) : {}) }, ...errors },
+});
+
+const paths: ZodOpenApiPathsObject = {
+  '/api/v2/my-templates': {
+    get: operation('List templates', 'Templates of the caller', z.array(Template), { requestParams: { query: ListTemplatesQuery } }),
+    post: operation('Create an empty template', 'The new template', Template, { requestBody: json(CreateTemplateBody) }),
+  },
+  '/api/v1/templates': {
+    post: operation('Create an empty template (v1)', 'The new template', Template, { requestBody: json(CreateTemplateV1Body) }),
+  },
+  '/api/v2/my-templates/{templateId}': {
+    get: operation('Read a template', 'The template', Template, { requestParams: { path: IdParam } }),
+    patch: operation('Change template settings', 'The template after the change', Template, {
+      requestParams: { path: IdParam },
+      requestBody: json(PatchTemplateBody),
+    }),
+    delete: operation('Delete a template (soft)', 'Deleted', null, { requestParams: { path: IdParam } }),
+  },
+  '/api/v2/my-templates/{templateId}/html-editor': {
+    get: operation('Read html-editor content', 'The content', TemplateContent, { requestParams: { path: IdParam } }),
+    put: operation('Replace html-editor content', 'The content as persisted', TemplateContent, {
+      requestParams: { path: IdParam },
+      requestBody: json(HtmlContentBody),
+    }),
+  },
+};
+
+let cached: ReturnType<typeof createDocument> | null = null;
+
+/** Built from the same zod schemas that validate requests, so the document cannot drift from the code. */
+export const openApiDocument = () => {
+  cached ??= createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Rendering Service API', version: '2.0.0' },
+    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    security: [{ apiKey: [] }],
+    paths,
+  });
+  return cached;
+};

@@ -1,0 +1,11 @@
+import type { Request, Response } from 'express';
+import type { RequestContext } from '../../application/shared/request-context.js';
+
+/** Set by the auth middleware on every /api request that carried a valid key. */
+export const contextOf = (res: Response): RequestContext => {
+  const context = res.locals.context as RequestContext | undefined;
+  if (!context) throw new Error('route mounted without the auth middleware');
+  return context;
+};
+
+export const requestIdOf = (req: Request): string => String(req.id);

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { AppServices } from '../http/app-services.js';
+import { IdParam } from '../schemas/common.js';
+import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
+import { authedProcedure, router } from './trpc.js';
+
+/** The same use cases as REST, typed end to end for internal consumers. */
+export const createAppRouter = ({ templates }: AppServices) =>
+  router({
+    templates: router({
+      list: authedProcedure
+        .input(ListTemplatesQuery.partial().optional())
+        .query(({ ctx, input }) => templates.list(ctx.context, { page: 0, size: 20, ...input })),
+      get: authedProcedure.input(IdParam).query(({ ctx, input }) => templates.get(ctx.context, input.templateId)),
+      create: authedProcedure.input(CreateTemplateBody).mutation(({ ctx, input }) => templates.create(ctx.context, input)),
+      update: authedProcedure
+        .input(IdParam.extend({ changes: PatchTemplateBody }))
+        .mutation(({ ctx, input }) => templates.update(ctx.context, input.templateId, input.changes)),
+      delete: authedProcedure.input(IdParam).mutation(async ({ ctx, input }) => {
+        await templates.remove(ctx.context, input.templateId);
+        return { deleted: true as const };
+      }),
+      getHtml: authedProcedure.input(IdParam).query(({ ctx, input }) => templates.getHtmlContent(ctx.context, input.templateId)),
+      putHtml: authedProcedure
+        .input(IdParam.extend({ content: HtmlContentBody }))
+        .mutation(({ ctx, input }) => templates.replaceHtmlContent(ctx.context, input.templateId, input.content)),
+    }),
+    ping: authedProcedure.input(z.void()).query(({ ctx }) => ({ orgId: ctx.context.caller.orgId })),
+  });
+
+export type AppRouter = ReturnType<typeof createAppRouter>;

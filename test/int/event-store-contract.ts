@@ -1,0 +1,351 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { v7 as uuidv7 } from 'uuid';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EventStore, ExpectedRevision, Subscription } from '../../application/ports/event-store.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { EventEnvelope, RecordedEvent } from '../../domain/shared/events.js';
+
+export type EventStoreFactory = () => Promise<EventStore>;
+
+/**
+ * The behaviour every EventStore adapter must show. Each test works in streams of its own and
+ * only looks at its own events, because a shared server (EventStoreDB) holds other tests' events too.
+ */
+export function eventStoreContract(name: string, factory: EventStoreFactory): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    let prefix: string;
+    let subscriptions: Subscription[];
+
+    beforeEach(async () => {
+      store = await factory();
+      prefix = `contract${randomUUID().replaceAll('-', '')}`;
+      subscriptions = [];
+    });
+
+    afterEach(async () => {
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      await store.close();
+    });
+
+    const stream = (label: string) => `${prefix}-${label}`;
+    const ours = (events: readonly RecordedEvent[]) => events.filter((event) => event.streamName.startsWith(prefix));
+
+    const envelope = (type: string, data: object = {}): EventEnvelope => ({
+      type,
+      data,
+      metadata: {
+        eventId: uuidv7(),
+        schemaVersion: 1,
+        occurredAt: new Date().toISOString(),
+        orgId: 'org-contract',
+        actor: 'system',
+        correlationId: randomUUID(),
+        causationId: randomUUID(),
+      },
+    });
+
+    const expectConflict = async (appending: Promise<unknown>) => {
+      const error = await appending.then(
+        () => expect.fail('the append should have been rejected as a conflict'),
+        (rejection: unknown) => rejection,
+      );
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).code).toBe('conflict');
+    };
+
+    /** Appends a throwaway event and returns its position: "now" in the global log. */
+    const mark = async () => (await store.append(stream(`marker-${randomUUID()}`), [envelope('Marker')], 'no-stream')).position;
+
+    const subscribe = (after: number | null, onEvent?: (event: RecordedEvent) => Promise<void>) => {
+      const received: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll(after, async (event) => {
+        received.push(event);
+        await onEvent?.(event);
+      });
+      subscriptions.push(subscription);
+      return { received, subscription };
+    };
+
+    const waitFor = async (condition: () => boolean, what: string, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!condition()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await sleep(20);
+      }
+    };
+
+    const positions = (events: readonly RecordedEvent[]) => events.map((event) => event.position);
+
+    const expectStrictlyIncreasing = (values: readonly number[]) => {
+      values.slice(1).forEach((value, index) => expect(value).toBeGreaterThan(values[index] ?? -Infinity));
+    };
+
+    /** Every event after `after` up to and including position `upTo`, read page by page. */
+    const readAllUpTo = async (after: number, upTo: number, pageSize = 50) => {
+      const events: RecordedEvent[] = [];
+      let cursor = after;
+      while (cursor < upTo) {
+        const page = await store.readAll({ after: cursor, limit: pageSize });
+        if (page.length === 0) break;
+        events.push(...page.filter((event) => event.position <= upTo));
+        cursor = page.at(-1)?.position ?? upTo;
+      }
+      return events;
+    };
+
+    it("appends to a new stream with 'no-stream'", async () => {
+      const result = await store.append(stream('new'), [envelope('First'), envelope('Second')], 'no-stream');
+
+      expect(result.nextExpectedRevision).toBe(1);
+      const stored = await store.readStream(stream('new'));
+      expect(stored.map(({ type, revision, streamName }) => ({ type, revision, streamName }))).toEqual([
+        { type: 'First', revision: 0, streamName: stream('new') },
+        { type: 'Second', revision: 1, streamName: stream('new') },
+      ]);
+      expect(stored.at(-1)?.position).toBe(result.position);
+      expectStrictlyIncreasing(positions(stored));
+    });
+
+    it("rejects a second 'no-stream' append to an existing stream", async () => {
+      await store.append(stream('once'), [envelope('Created')], 'no-stream');
+
+      await expectConflict(store.append(stream('once'), [envelope('CreatedAgain')], 'no-stream'));
+      expect((await store.readStream(stream('once'))).map((event) => event.type)).toEqual(['Created']);
+    });
+
+    it('accepts the exact expected revision and rejects a stale or wrong one', async () => {
+      await store.append(stream('occ'), [envelope('V0')], 'no-stream');
+
+      const result = await store.append(stream('occ'), [envelope('V1')], 0);
+      expect(result.nextExpectedRevision).toBe(1);
+
+      await expectConflict(store.append(stream('occ'), [envelope('Stale')], 0));
+      await expectConflict(store.append(stream('occ'), [envelope('Ahead')], 5));
+      await expectConflict(store.append(stream('missing'), [envelope('OnMissing')], 0));
+      expect((await store.readStream(stream('occ'))).map((event) => event.type)).toEqual(['V0', 'V1']);
+      expect(await store.readStream(stream('missing'))).toEqual([]);
+    });
+
+    it("'any' appends whether or not the stream exists", async () => {
+      expect((await store.append(stream('any'), [envelope('A')], 'any')).nextExpectedRevision).toBe(0);
+      expect((await store.append(stream('any'), [envelope('B'), envelope('C')], 'any')).nextExpectedRevision).toBe(2);
+
+      expect((await store.readStream(stream('any'))).map((event) => event.type)).toEqual(['A', 'B', 'C']);
+    });
+
+    it('reads a stream in revision order, and an unknown stream as empty', async () => {
+      let expected: ExpectedRevision = 'no-stream';
+      for (const type of ['One', 'Two', 'Three']) {
+        expected = (await store.append(stream('ordered'), [envelope(type)], expected)).nextExpectedRevision;
+      }
+      await store.append(stream('ordered'), [envelope('Four'), envelope('Five')], expected);
+
+      const stored = await store.readStream(stream('ordered'));
+      expect(stored.map((event) => [event.revision, event.type])).toEqual([
+        [0, 'One'],
+        [1, 'Two'],
+        [2, 'Three'],
+        [3, 'Four'],
+        [4, 'Five'],
+      ]);
+      expectStrictlyIncreasing(positions(stored));
+      expect(await store.readStream(stream('never-written'))).toEqual([]);
+    });
+
+    it('stores nothing of a multi-event append that conflicts', async () => {
+      const before = await mark();
+      await store.append(stream('atomic'), [envelope('Created')], 'no-stream');
+
+      await expectConflict(
+        store.append(stream('atomic'), [envelope('Lost1'), envelope('Lost2'), envelope('Lost3')], 'no-stream'),
+      );
+      await expectConflict(store.append(stream('atomic'), [envelope('Lost4'), envelope('Lost5')], 7));
+
+      expect((await store.readStream(stream('atomic'))).map((event) => event.type)).toEqual(['Created']);
+      const after = await mark();
+      const logged = ours(await readAllUpTo(before, after)).map((event) => event.type);
+      expect(logged).toEqual(['Created', 'Marker']);
+    });
+
+    it('reads the global log in position order, page by page', async () => {
+      const before = await mark();
+      const appended: string[] = [];
+      for (const [label, types] of [
+        ['a', ['A1', 'A2']],
+        ['b', ['B1']],
+        ['a', ['A3']],
+        ['c', ['C1', 'C2', 'C3']],
+      ] as const) {
+        await store.append(stream(label), types.map((type) => envelope(type)), 'any');
+        appended.push(...types);
+      }
+      const last = await mark();
+
+      const paged: RecordedEvent[] = [];
+      let cursor = before;
+      while (!paged.some((event) => event.position === last)) {
+        const page = await store.readAll({ after: cursor, limit: 2 });
+        expect(page.length).toBeGreaterThan(0);
+        expect(page.length).toBeLessThanOrEqual(2);
+        expect(page[0]?.position).toBeGreaterThan(cursor);
+        paged.push(...page);
+        cursor = page.at(-1)?.position ?? cursor;
+      }
+
+      expectStrictlyIncreasing(positions(paged));
+      expect(ours(paged).map((event) => event.type)).toEqual([...appended, 'Marker']);
+      const single = await store.readAll({ after: before, limit: paged.length });
+      expect(positions(single)).toEqual(positions(paged));
+
+      const fromStart = await store.readAll({ after: null, limit: 3 });
+      expect(fromStart).toHaveLength(3);
+      expectStrictlyIncreasing(positions(fromStart));
+    });
+
+    it('catches a subscription up, then delivers live events in position order, each once, one at a time', async () => {
+      const before = await mark();
+      await store.append(stream('early'), [envelope('E1'), envelope('E2')], 'no-stream');
+      await store.append(stream('other'), [envelope('O1')], 'no-stream');
+
+      let running = 0;
+      let mostAtOnce = 0;
+      const { received } = subscribe(before, async () => {
+        running += 1;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await sleep(2);
+        running -= 1;
+      });
+      await waitFor(() => ours(received).length >= 3, 'the catch-up events');
+
+      await store.append(stream('early'), [envelope('E3')], 1);
+      await store.append(stream('late'), [envelope('L1'), envelope('L2'), envelope('L3')], 'no-stream');
+      await waitFor(() => ours(received).length >= 7, 'the live events');
+      await sleep(200);
+
+      expect(ours(received).map((event) => event.type)).toEqual(['E1', 'E2', 'O1', 'E3', 'L1', 'L2', 'L3']);
+      expect(received[0]?.position).toBeGreaterThan(before);
+      expectStrictlyIncreasing(positions(received));
+      expect(mostAtOnce).toBe(1);
+    });
+
+    it('delivers the whole history to a subscription from the start of the log', async () => {
+      await store.append(stream('history'), [envelope('H1'), envelope('H2')], 'no-stream');
+
+      const { received } = subscribe(null);
+      await waitFor(() => ours(received).length >= 2, 'the history');
+
+      expect(ours(received).map((event) => event.type)).toEqual(['H1', 'H2']);
+      expectStrictlyIncreasing(positions(received));
+    });
+
+    it('starts a subscription right after the position it is given', async () => {
+      const appended: number[] = [];
+      let expected: ExpectedRevision = 'no-stream';
+      for (let index = 0; index < 5; index += 1) {
+        const result = await store.append(stream('middle'), [envelope(`M${index}`)], expected);
+        appended.push(result.position);
+        expected = result.nextExpectedRevision;
+      }
+      const middle = appended[2] ?? expect.fail('five appends were made');
+
+      const { received } = subscribe(middle);
+      await waitFor(() => ours(received).length >= 2, 'the events after the middle');
+      await sleep(200);
+
+      expect(ours(received).map((event) => event.type)).toEqual(['M3', 'M4']);
+      expect(received.every((event) => event.position > middle)).toBe(true);
+    });
+
+    it('delivers nothing after stop()', async () => {
+      const before = await mark();
+      const { received, subscription } = subscribe(before);
+      await store.append(stream('stop'), [envelope('Seen')], 'no-stream');
+      await waitFor(() => ours(received).length >= 1, 'the first event');
+
+      await subscription.stop();
+      await store.append(stream('stop'), [envelope('Unseen')], 0);
+      await sleep(500);
+
+      expect(ours(received).map((event) => event.type)).toEqual(['Seen']);
+    });
+
+    it('ends a subscription whose handler fails', async () => {
+      const before = await mark();
+      await store.append(stream('fail'), [envelope('Boom'), envelope('NeverDelivered')], 'no-stream');
+      let calls = 0;
+      const { subscription } = subscribe(before, async () => {
+        calls += 1;
+        throw new Error('handler failure');
+      });
+
+      await subscription.done;
+      expect(calls).toBe(1);
+    });
+
+    it('keeps the log whole under concurrent appenders', async () => {
+      const before = await mark();
+      const { received } = subscribe(before);
+
+      const distinct = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => store.append(stream(`parallel-${index}`), [envelope('Parallel')], 'no-stream')),
+      );
+      expect(distinct.every((result) => result.nextExpectedRevision === 0)).toBe(true);
+
+      await store.append(stream('contended'), [envelope('Race0')], 'no-stream');
+      for (let revision = 0; revision < 3; revision += 1) {
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 10 }, () => store.append(stream('contended'), [envelope(`Race${revision + 1}`)], revision)),
+        );
+        const winners = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+        const losers = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+        expect(winners).toHaveLength(1);
+        expect(losers).toHaveLength(9);
+        for (const loser of losers) expect(loser).toMatchObject({ code: 'conflict' });
+      }
+
+      const contended = await store.readStream(stream('contended'));
+      expect(contended.map((event) => [event.revision, event.type])).toEqual([
+        [0, 'Race0'],
+        [1, 'Race1'],
+        [2, 'Race2'],
+        [3, 'Race3'],
+      ]);
+
+      const last = await mark();
+      await waitFor(() => received.some((event) => event.position === last), 'the subscriber to reach the last append');
+      expect(ours(received)).toHaveLength(20 + 4 + 1);
+      expectStrictlyIncreasing(positions(received));
+      const logged = await readAllUpTo(before, last);
+      expect(positions(received.filter((event) => event.position <= last))).toEqual(positions(logged));
+    });
+
+    it('round-trips data and metadata intact', async () => {
+      const data = {
+        text: 'Grüße, 世界 — "quoted" \\ back\nslash',
+        count: 42,
+        ratio: 0.125,
+        flag: false,
+        nothing: null,
+        list: [1, 'two', { three: 3 }],
+        nested: { deeper: { deepest: ['a', 'b'] }, empty: {} },
+      };
+      const written = envelope('RoundTrip', data);
+      const before = await mark();
+      await store.append(stream('roundtrip'), [written], 'no-stream');
+
+      const [fromStream] = await store.readStream(stream('roundtrip'));
+      expect(fromStream?.data).toEqual(data);
+      expect(fromStream?.metadata).toEqual(written.metadata);
+
+      const fromLog = ours(await store.readAll({ after: before, limit: 10 }));
+      expect(fromLog[0]?.data).toEqual(data);
+      expect(fromLog[0]?.metadata).toEqual(written.metadata);
+
+      const { received } = subscribe(before);
+      await waitFor(() => ours(received).length >= 1, 'the round-trip event');
+      expect(ours(received)[0]?.metadata).toEqual(written.metadata);
+    });
+  });
+}

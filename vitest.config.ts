@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+/** Tiers that reach real services; they share the one PostgreSQL the global setup starts. */
+const serviceTier = {
+  pool: 'forks' as const,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
+
+export default defineConfig({
+  test: {
+    // The machine this runs on is small; services under test need CPU too.
+    maxWorkers: 2,
+    // Declared once at the root, not per project, so a run spanning tiers starts one server.
+    globalSetup: ['test/support/global-setup.ts'],
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.unit.test.ts'], pool: 'forks' } },
+      { test: { name: 'int', include: ['test/int/**/*.int.test.ts'], ...serviceTier } },
+      { test: { name: 'e2e', include: ['test/e2e/**/*.e2e.test.ts'], ...serviceTier } },
+    ],
+  },
+});
