@@ -10,7 +10,6 @@ import {
   type AppendExpectedRevision,
   type JSONType,
   type Position,
-  type ReadPosition,
 } from '@eventstore/db-client';
 import type {
   AppendResult,

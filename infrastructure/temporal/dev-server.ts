@@ -148,7 +148,14 @@ async function launch(options: {
       await removeAddressFileIfPid(addressFile, pid);
       if (exited) return;
       killOnExit();
-      const timedOut = await Promise.race([exit.then(() => false), sleep(options.stopTimeoutMs, true)]);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        exit.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(resolve, options.stopTimeoutMs, true);
+        }),
+      ]);
+      clearTimeout(timer);
       if (timedOut) {
         logger.warn({ serverPid: pid }, 'Temporal dev server ignored SIGTERM; killing it');
         try {

@@ -1,0 +1,62 @@
+/**
+ * Layer rules of ARCHITECTURE.md, checked on every `npm test`
+ * (in the manner of Sairyss/domain-driven-hexagon's .dependency-cruiser.js).
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ imports nothing but domain/: no libraries, no Node built-ins, no outer layer.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { pathNot: '^domain/' },
+    },
+    {
+      name: 'application-points-inward',
+      comment: 'application/ depends on domain/ and its own ports only; adapters implement the ports.',
+      severity: 'error',
+      from: { path: '^application/' },
+      to: { path: '^(infrastructure|interfaces|workflows)/' },
+    },
+    {
+      name: 'infrastructure-not-on-edges',
+      comment: 'adapters never reach into the REST/tRPC/CLI edges.',
+      severity: 'error',
+      from: { path: '^infrastructure/' },
+      to: { path: '^interfaces/' },
+    },
+    {
+      name: 'edges-use-application',
+      comment: 'REST and tRPC talk to use cases; only the composition root and CLI entry points wire adapters.',
+      severity: 'error',
+      from: { path: '^interfaces/(rest|trpc|http|schemas)/' },
+      to: { path: '^infrastructure/' },
+    },
+    {
+      name: 'workflows-are-deterministic',
+      comment:
+        'Temporal workflow code runs in a sandbox and is replayed: only @temporalio/workflow, other workflow files, domain/ and type-only imports.',
+      severity: 'error',
+      from: { path: '\\.workflow\\.ts$' },
+      to: {
+        pathNot: ['^workflows/', '^domain/', '@temporalio/workflow', '@temporalio/common'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'workflows-no-node-builtins',
+      severity: 'error',
+      from: { path: '\\.workflow\\.ts$' },
+      to: { dependencyTypes: ['core'] },
+    },
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    { name: 'not-to-unresolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
+  },
+};

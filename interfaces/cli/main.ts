@@ -1,0 +1,94 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/accounts/account-events.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { loadConfig } from '../../infrastructure/config/config.js';
+import { createLogger } from '../../infrastructure/config/logger.js';
+import { createRuntime, type Runtime } from '../composition-root.js';
+
+const parseScopes = (value: string): ApiKeyScope[] => {
+  const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const unknown = scopes.filter((scope) => !(API_KEY_SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0 || scopes.length === 0) {
+    throw new InvalidArgumentError(`scopes must be a comma-separated subset of ${API_KEY_SCOPES.join(',')}`);
+  }
+  return scopes as ApiKeyScope[];
+};
+
+const parseCount = (value: string): number => {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return count;
+};
+
+/** Every command runs against the same database the service uses (DATABASE_URL, or the embedded one in DATA_DIR). */
+const withRuntime = <Options>(action: (runtime: Runtime, options: Options) => Promise<void>) =>
+  async (options: Options) => {
+    const config = loadConfig();
+    const runtime = await createRuntime(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { runProjections: true });
+    try {
+      await action(runtime, options);
+    } finally {
+      await runtime.close();
+    }
+  };
+
+const print = (value: unknown) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+
+const program = new Command('render-service').description('Administration of the rendering service');
+
+const org = program.command('org').description('Organizations');
+org
+  .command('create')
+  .requiredOption('--name <name>', 'organization name')
+  .option('--credits <n>', 'credits of the plan per period', parseCount)
+  .action(
+    withRuntime(async (runtime, options: { name: string; credits?: number }) => {
+      const orgId = await runtime.services.accounts.openOrganization(options);
+      print({ orgId });
+    }),
+  );
+org.command('list').action(
+  withRuntime(async (runtime, _options: object) => {
+    print(await runtime.services.accounts.listAccounts());
+  }),
+);
+
+const key = program.command('key').description('API keys');
+key
+  .command('issue')
+  .requiredOption('--org <orgId>', 'organization id')
+  .option('--label <label>', 'what the key is for', 'cli')
+  .option('--scopes <list>', `comma-separated: ${API_KEY_SCOPES.join(',')}`, parseScopes)
+  .action(
+    withRuntime(async (runtime, options: { org: string; label: string; scopes?: ApiKeyScope[] }) => {
+      const issued = await runtime.services.accounts.issueApiKey(options.org, { label: options.label, scopes: options.scopes });
+      print({ ...issued, note: 'The key is shown only this once; only its hash is stored.' });
+    }),
+  );
+key
+  .command('list')
+  .requiredOption('--org <orgId>', 'organization id')
+  .action(
+    withRuntime(async (runtime, options: { org: string }) => {
+      const keys = await runtime.services.accounts.listKeys(options.org);
+      print(keys.map(({ hash: _hash, ...visible }) => visible));
+    }),
+  );
+key
+  .command('revoke')
+  .requiredOption('--org <orgId>', 'organization id')
+  .requiredOption('--key <keyId>', 'key id (not the key itself)')
+  .action(
+    withRuntime(async (runtime, options: { org: string; key: string }) => {
+      await runtime.services.accounts.revokeApiKey(options.org, options.key);
+      print({ revoked: options.key });
+    }),
+  );
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  const message = error instanceof DomainError ? `${error.message}${error.details.length ? `: ${error.details.join('; ')}` : ''}` : String(error);
+  process.stderr.write(`error: ${message}\n`);
+  process.exitCode = 1;
+}
