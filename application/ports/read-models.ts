@@ -78,3 +78,44 @@ export interface ProjectionProgress {
   /** Resolves true once every projection passed `position`, false when `timeoutMs` ran out first. */
   waitFor(position: number, timeoutMs?: number): Promise<boolean>;
 }
+
+export interface ResultView {
+  readonly requestId: string;
+  readonly orgId: string;
+  readonly templateId: string;
+  readonly templateName: string;
+  readonly status: 'pending' | 'done' | 'failed';
+  readonly format: string;
+  readonly width: number | null;
+  readonly height: number | null;
+  /** Epoch seconds after which the href stops working; null when it never expires. */
+  readonly expiresAt: number | null;
+  readonly storageKey: string | null;
+  readonly fileName: string;
+  readonly contentType: string | null;
+  readonly bytes: number | null;
+  readonly cached: boolean;
+  readonly cacheKey: string | null;
+  readonly batchName: string | null;
+  readonly metadata: Record<string, unknown> | null;
+  readonly request: Record<string, unknown>;
+  readonly failureReason: string | null;
+  readonly credits: number;
+  readonly createdAt: Date;
+  readonly completedAt: Date | null;
+}
+
+export interface ResultFilter {
+  readonly templateId?: string;
+  readonly batchName?: string;
+  readonly page: number;
+  readonly size: number;
+}
+
+export interface ResultReadModel {
+  /** Results of the organization that are not deleted. */
+  get(orgId: string, requestId: string): Promise<ResultView | null>;
+  list(orgId: string, filter: ResultFilter): Promise<{ items: ResultView[]; total: number }>;
+  /** The newest finished, undeleted render with this cache key whose file is still stored. */
+  findCached(orgId: string, cacheKey: string): Promise<ResultView | null>;
+}

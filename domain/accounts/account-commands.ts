@@ -23,4 +23,14 @@ export interface RevokeApiKey {
   readonly data: { readonly orgId: string; readonly keyId: string; readonly now: string };
 }
 
-export type AccountCommand = OpenAccount | IssueApiKey | RevokeApiKey;
+export interface ChargeCredits {
+  readonly type: 'ChargeCredits';
+  readonly data: { readonly orgId: string; readonly requestId: string; readonly amount: number; readonly now: string };
+}
+
+export interface RefundCredits {
+  readonly type: 'RefundCredits';
+  readonly data: { readonly orgId: string; readonly requestId: string; readonly now: string };
+}
+
+export type AccountCommand = OpenAccount | IssueApiKey | RevokeApiKey | ChargeCredits | RefundCredits;

@@ -1,8 +1,17 @@
 import { assertNever, type Decider } from '../shared/decider.js';
-import { conflict, notFound, validationError } from '../shared/errors.js';
-import type { AccountCommand, IssueApiKey, OpenAccount, RevokeApiKey } from './account-commands.js';
-import type { AccountEvent, AccountOpened, ApiKeyIssued, ApiKeyRevoked } from './account-events.js';
-import { evolveAccount, initialAccount, type Account } from './account.js';
+import { conflict, DomainError, notFound, validationError } from '../shared/errors.js';
+import type { AccountCommand, ChargeCredits, IssueApiKey, OpenAccount, RefundCredits, RevokeApiKey } from './account-commands.js';
+import type {
+  AccountEvent,
+  AccountOpened,
+  ApiKeyIssued,
+  ApiKeyRevoked,
+  CreditsCharged,
+  CreditsRefunded,
+  CreditsRenewed,
+} from './account-events.js';
+import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
+import { renewalAfter } from './billing-period.js';
 
 const requireOpen = (state: Account) => {
   if (state.status !== 'open') throw notFound('Organization');
@@ -47,6 +56,40 @@ export const revokeApiKey = ({ data }: RevokeApiKey, state: Account): ApiKeyRevo
   return [{ type: 'ApiKeyRevoked', data: { keyId: data.keyId, revokedAt: data.now } }];
 };
 
+/**
+ * Charges once per request id: a retried activity finds its charge already recorded. A charge that
+ * falls after the renewal date first opens the new period.
+ */
+export const chargeCredits = ({ data }: ChargeCredits, state: Account): (CreditsRenewed | CreditsCharged)[] => {
+  const account = requireOpen(state);
+  if (account.charges.has(data.requestId) || data.amount === 0) return [];
+  if (data.amount < 0) throw validationError('a charge cannot be negative');
+  const today = data.now.slice(0, 10);
+  const renewal: CreditsRenewed[] =
+    account.plan.nextRenewalAt <= today
+      ? [
+          {
+            type: 'CreditsRenewed',
+            data: { credits: account.plan.renewalAmount, periodStartedAt: data.now, nextRenewalAt: renewalAfter(account.plan.nextRenewalAt, today) },
+          },
+        ]
+      : [];
+  const left = renewal.reduce(evolveAccount, state);
+  const available = left.status === 'open' ? creditsLeft(left) : 0;
+  if (data.amount > available) {
+    throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${data.amount} credits; ${available} left`]);
+  }
+  return [...renewal, { type: 'CreditsCharged', data: { requestId: data.requestId, amount: data.amount, chargedAt: data.now } }];
+};
+
+/** Gives back what one request was charged, at most once. */
+export const refundCredits = ({ data }: RefundCredits, state: Account): CreditsRefunded[] => {
+  const account = requireOpen(state);
+  const amount = account.charges.get(data.requestId);
+  if (amount === undefined || account.refunded.has(data.requestId)) return [];
+  return [{ type: 'CreditsRefunded', data: { requestId: data.requestId, amount, refundedAt: data.now } }];
+};
+
 export const decideAccount = (command: AccountCommand, state: Account): AccountEvent[] => {
   switch (command.type) {
     case 'OpenAccount':
@@ -55,6 +98,10 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
       return issueApiKey(command, state);
     case 'RevokeApiKey':
       return revokeApiKey(command, state);
+    case 'ChargeCredits':
+      return chargeCredits(command, state);
+    case 'RefundCredits':
+      return refundCredits(command, state);
     default:
       return assertNever(command);
   }

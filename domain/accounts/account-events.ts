@@ -37,4 +37,14 @@ export type ApiKeyIssued = DomainEvent<
 
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>;
 
-export type AccountEvent = AccountOpened | ApiKeyIssued | ApiKeyRevoked;
+export type CreditsCharged = DomainEvent<'CreditsCharged', { requestId: string; amount: number; chargedAt: string }>;
+
+export type CreditsRefunded = DomainEvent<'CreditsRefunded', { requestId: string; amount: number; refundedAt: string }>;
+
+/** A new billing period: used credits start again from zero. */
+export type CreditsRenewed = DomainEvent<
+  'CreditsRenewed',
+  { credits: number; periodStartedAt: string; nextRenewalAt: string }
+>;
+
+export type AccountEvent = AccountOpened | ApiKeyIssued | ApiKeyRevoked | CreditsCharged | CreditsRefunded | CreditsRenewed;

@@ -8,33 +8,59 @@ export interface ApiKeyState {
   readonly revoked: boolean;
 }
 
-export type Account =
-  | { readonly status: 'absent' }
-  | {
-      readonly status: 'open';
-      readonly orgId: string;
-      readonly name: string;
-      readonly plan: Plan;
-      readonly apiKeys: ReadonlyMap<string, ApiKeyState>;
-    };
+export interface OpenAccountState {
+  readonly status: 'open';
+  readonly orgId: string;
+  readonly name: string;
+  readonly plan: Plan;
+  readonly apiKeys: ReadonlyMap<string, ApiKeyState>;
+  /** Credits used in the current billing period. */
+  readonly creditsUsed: number;
+  /** Amount charged per request id, kept so a retried charge or refund is recognised. */
+  readonly charges: ReadonlyMap<string, number>;
+  readonly refunded: ReadonlySet<string>;
+}
+
+export type Account = { readonly status: 'absent' } | OpenAccountState;
 
 export const initialAccount = (): Account => ({ status: 'absent' });
 
+export const creditsLeft = (account: OpenAccountState): number => account.plan.credits - account.creditsUsed;
+
 export const evolveAccount = (state: Account, event: AccountEvent): Account => {
+  if (event.type === 'AccountOpened') {
+    const { orgId, name, plan } = event.data;
+    return { status: 'open', orgId, name, plan, apiKeys: new Map(), creditsUsed: 0, charges: new Map(), refunded: new Set() };
+  }
+  if (state.status !== 'open') return state;
   switch (event.type) {
-    case 'AccountOpened':
-      return { status: 'open', orgId: event.data.orgId, name: event.data.name, plan: event.data.plan, apiKeys: new Map() };
     case 'ApiKeyIssued': {
-      if (state.status !== 'open') return state;
       const { keyId, hash, scopes } = event.data;
       return { ...state, apiKeys: new Map(state.apiKeys).set(keyId, { keyId, hash, scopes, revoked: false }) };
     }
     case 'ApiKeyRevoked': {
-      if (state.status !== 'open') return state;
       const key = state.apiKeys.get(event.data.keyId);
       if (!key) return state;
       return { ...state, apiKeys: new Map(state.apiKeys).set(key.keyId, { ...key, revoked: true }) };
     }
+    case 'CreditsCharged':
+      return {
+        ...state,
+        creditsUsed: state.creditsUsed + event.data.amount,
+        charges: new Map(state.charges).set(event.data.requestId, event.data.amount),
+      };
+    case 'CreditsRefunded':
+      return {
+        ...state,
+        creditsUsed: Math.max(0, state.creditsUsed - event.data.amount),
+        refunded: new Set(state.refunded).add(event.data.requestId),
+      };
+    case 'CreditsRenewed':
+      return {
+        ...state,
+        creditsUsed: 0,
+        plan: { ...state.plan, credits: event.data.credits, nextRenewalAt: event.data.nextRenewalAt },
+      };
     default:
       return assertNever(event);
   }

@@ -241,7 +241,7 @@ describe('authentication and scoping', () => {
   });
 
   it('stores only the hash of a key', async () => {
-    const rows = await app.runtime.orm.em.getConnection().execute('select hash from api_keys');
+    const rows = (await app.runtime.orm.em.getConnection().execute('select hash from api_keys')) as { hash: string }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((row: { hash: string }) => /^[0-9a-f]{64}$/.test(row.hash) && row.hash !== app.apiKey)).toBe(true);
     const events = await app.runtime.eventStore.readAll({ after: null, limit: 1000 });

@@ -1,0 +1,10 @@
+import puppeteer from 'puppeteer-core';
+import { createHostPolicy } from '/work/main/infrastructure/rendering/network-guard.js';
+const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, pipe: true, args: ['--no-sandbox'] });
+const page = await browser.newPage();
+page.on('request', (r) => console.log('request', r.url(), r.interceptResolutionState()));
+page.on('requestfailed', (r) => console.log('failed', r.url(), r.failure()?.errorText));
+page.on('requestfinished', (r) => console.log('finished', r.url()));
+await createHostPolicy({ allowedPrivateHosts: [] }).guardPage(page);
+await page.setContent(`<img src="http://127.0.0.1:9/img.png"><img src="data:image/png;base64,iVBORw0KGgo=">`, { waitUntil: 'load', timeout: 5000 }).catch(e => console.log('ERR', e.message));
+await browser.close();

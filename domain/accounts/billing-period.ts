@@ -1,0 +1,13 @@
+/** Adds one calendar month to a yyyy-MM-dd date, clamping to the month's last day (Jan 31 -> Feb 28). */
+export const addMonth = (date: string): string => {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(year, month, Math.min(day, lastDay))).toISOString().slice(0, 10);
+};
+
+/** The first renewal date after `today` (both yyyy-MM-dd), stepping monthly from `nextRenewalAt`. */
+export const renewalAfter = (nextRenewalAt: string, today: string): string => {
+  let next = nextRenewalAt;
+  while (next <= today) next = addMonth(next);
+  return next;
+};

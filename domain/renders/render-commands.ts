@@ -1,0 +1,28 @@
+import type { RenderRequested, StoredFile } from './render-events.js';
+
+export interface RequestRender {
+  readonly type: 'RequestRender';
+  readonly data: RenderRequested['data'];
+}
+
+export interface CompleteRender {
+  readonly type: 'CompleteRender';
+  readonly data: StoredFile & {
+    readonly requestId: string;
+    readonly cached: boolean;
+    readonly sourceRequestId: string | null;
+    readonly now: string;
+  };
+}
+
+export interface FailRender {
+  readonly type: 'FailRender';
+  readonly data: { readonly requestId: string; readonly reason: string; readonly now: string };
+}
+
+export interface DeleteResult {
+  readonly type: 'DeleteResult';
+  readonly data: { readonly requestId: string; readonly orgId: string; readonly now: string };
+}
+
+export type RenderCommand = RequestRender | CompleteRender | FailRender | DeleteResult;

@@ -1,0 +1,51 @@
+import { assertNever, type Decider } from '../shared/decider.js';
+import { conflict, notFound } from '../shared/errors.js';
+import type { CompleteRender, DeleteResult, FailRender, RenderCommand, RequestRender } from './render-commands.js';
+import type { RenderCompleted, RenderEvent, RenderFailed, RenderRequested, ResultDeleted } from './render-events.js';
+import { evolveRender, initialRender, type Render } from './render.js';
+
+export const requestRender = ({ data }: RequestRender, state: Render): RenderRequested[] => {
+  if (state.status !== 'absent') throw conflict(`Render ${data.requestId} already exists`);
+  return [{ type: 'RenderRequested', data }];
+};
+
+/** Completion and failure arrive from retried activities: only the first outcome counts. */
+export const completeRender = ({ data }: CompleteRender, state: Render): RenderCompleted[] => {
+  if (state.status === 'absent') throw notFound('Render');
+  if (state.status !== 'pending') return [];
+  const { now, ...completed } = data;
+  return [{ type: 'RenderCompleted', data: { ...completed, completedAt: now } }];
+};
+
+export const failRender = ({ data }: FailRender, state: Render): RenderFailed[] => {
+  if (state.status === 'absent') throw notFound('Render');
+  if (state.status !== 'pending') return [];
+  return [{ type: 'RenderFailed', data: { requestId: data.requestId, reason: data.reason, failedAt: data.now } }];
+};
+
+export const deleteResult = ({ data }: DeleteResult, state: Render): ResultDeleted[] => {
+  if (state.status === 'absent' || state.deleted || state.request.orgId !== data.orgId) throw notFound('Result');
+  if (state.status === 'pending') throw conflict('A pending render cannot be deleted yet; wait until it is done or failed');
+  return [{ type: 'ResultDeleted', data: { requestId: data.requestId, deletedAt: data.now } }];
+};
+
+export const decideRender = (command: RenderCommand, state: Render): RenderEvent[] => {
+  switch (command.type) {
+    case 'RequestRender':
+      return requestRender(command, state);
+    case 'CompleteRender':
+      return completeRender(command, state);
+    case 'FailRender':
+      return failRender(command, state);
+    case 'DeleteResult':
+      return deleteResult(command, state);
+    default:
+      return assertNever(command);
+  }
+};
+
+export const renderDecider: Decider<Render, RenderCommand, RenderEvent> = {
+  decide: decideRender,
+  evolve: evolveRender,
+  initialState: initialRender,
+};
