@@ -38,7 +38,7 @@ module.exports = {
       comment:
         'Temporal workflow code runs in a sandbox and is replayed: only @temporalio/workflow, other workflow files, domain/ and type-only imports.',
       severity: 'error',
-      from: { path: '\\.workflow\\.ts$' },
+      from: { path: ['\\.workflow\\.ts$', '^workflows/index\\.ts$'] },
       to: {
         pathNot: ['^workflows/', '^domain/', '@temporalio/workflow', '@temporalio/common'],
         dependencyTypesNot: ['type-only'],
@@ -47,7 +47,7 @@ module.exports = {
     {
       name: 'workflows-no-node-builtins',
       severity: 'error',
-      from: { path: '\\.workflow\\.ts$' },
+      from: { path: ['\\.workflow\\.ts$', '^workflows/index\\.ts$'] },
       to: { dependencyTypes: ['core'] },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

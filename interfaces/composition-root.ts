@@ -1,16 +1,24 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { createAccountService } from '../application/accounts/account-service.js';
+import { createUsageService } from '../application/accounts/usage-service.js';
 import type { EventStore } from '../application/ports/event-store.js';
+import { createResultService } from '../application/results/result-service.js';
 import { createTemplateService } from '../application/templates/template-service.js';
 import type { Config } from '../infrastructure/config/config.js';
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js';
+import { createFontconfigCatalog } from '../infrastructure/fonts/font-catalog.js';
 import { resolveDatabaseUrl } from '../infrastructure/postgres/embedded-postgres.js';
 import { createProjectionSet, type ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { createAccountReadModel } from '../infrastructure/read-models/account-read-model.js';
 import { openReadModels } from '../infrastructure/read-models/orm.js';
+import { createResultReadModel } from '../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../infrastructure/read-models/template-read-model.js';
 import { sha256ApiKeyCodec } from '../infrastructure/security/api-key-codec.js';
+import { createLocalFileStorage } from '../infrastructure/storage/local-file-storage.js';
+import { createResultLinks } from '../infrastructure/storage/signed-links.js';
+import { loadSigningSecret } from '../infrastructure/storage/signing-secret.js';
 import { systemClock, uuidV7Ids } from '../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../infrastructure/templates/mustache-merge-fields.js';
 import type { AppServices, HealthReport } from './http/app-services.js';
@@ -63,6 +71,14 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       progress: projections,
       mergeFields: mustacheMergeFields,
     });
+    const storage = createLocalFileStorage(path.join(config.DATA_DIR, 'files'));
+    const links = createResultLinks({
+      baseUrl: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`,
+      secret: await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR }),
+    });
+    const results = createResultService({ ...commandDeps, results: createResultReadModel(orm), progress: projections, storage, links });
+    const usage = createUsageService({ accounts: createAccountReadModel(orm), clock: systemClock });
+    const fonts = createFontconfigCatalog();
 
     const health = async (): Promise<HealthReport> => {
       const checks: HealthReport['checks'] = {};
@@ -80,7 +96,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       return { ok: Object.values(checks).every((check) => check.ok), checks };
     };
 
-    return { config, logger, eventStore, orm, projections, services: { templates, accounts, health }, close };
+    return { config, logger, eventStore, orm, projections, services: { templates, accounts, results, usage, fonts, health }, close };
   } catch (error) {
     await close();
     throw error;

@@ -9,7 +9,9 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
-  | 'unavailable';
+  | 'unavailable'
+  /** The work was accepted but could not be done (a render that crashed or timed out). */
+  | 'failed';
 
 export class DomainError extends Error {
   constructor(

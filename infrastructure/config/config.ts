@@ -26,6 +26,10 @@ const ConfigSchema = z.object({
   DEFAULT_UPLOADS_BYTES: z.coerce.number().int().min(0).default(1024 * 1024 * 1024),
   ALLOWED_PRIVATE_HOSTS: commaList,
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+  /** Origin of result hrefs as clients reach the service (behind a proxy); http://127.0.0.1:<PORT> when unset. */
+  PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** Signs expiring result links; generated once into the data folder when unset. */
+  URL_SIGNING_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -5,9 +5,10 @@ import type { ProjectionProgress } from '../../application/ports/read-models.js'
 import { accountsProjection } from './accounts-projection.js';
 import type { Projection } from './projection.js';
 import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
+import { resultsProjection } from './results-projection.js';
 import { templatesProjection } from './templates-projection.js';
 
-export const allProjections: readonly Projection[] = [templatesProjection, accountsProjection];
+export const allProjections: readonly Projection[] = [templatesProjection, accountsProjection, resultsProjection];
 
 /** A bounded wait: a slow projection delays a response, it never hangs it. */
 const DEFAULT_WAIT_MS = 5000;

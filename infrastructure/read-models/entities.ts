@@ -68,6 +68,53 @@ export const AccountRow = defineEntity({
 });
 export type AccountRow = InferEntity<typeof AccountRow>;
 
+/** One row per render request; a deleted result keeps its row with `deleted` set. */
+export const ResultRow = defineEntity({
+  name: 'ResultRow',
+  tableName: 'results',
+  indexes: [{ properties: ['orgId', 'createdAt'] }, { properties: ['orgId', 'cacheKey'] }],
+  properties: {
+    requestId: p.string().primary(),
+    orgId: p.string(),
+    templateId: p.string(),
+    templateName: p.string(),
+    status: p.string(),
+    format: p.string(),
+    width: p.integer().nullable(),
+    height: p.integer().nullable(),
+    expiresAt: p.bigint('number').nullable(),
+    storageKey: p.text().nullable(),
+    fileName: p.text(),
+    contentType: p.string().nullable(),
+    bytes: p.bigint('number').nullable(),
+    cached: p.boolean().default(false),
+    cacheKey: p.string().nullable(),
+    batchName: p.text().nullable(),
+    metadata: p.json<Record<string, unknown>>().nullable(),
+    request: p.json<Record<string, unknown>>(),
+    failureReason: p.text().nullable(),
+    credits: p.integer(),
+    deleted: p.boolean().default(false),
+    /** The stored file is gone (its owning result was deleted); cached copies pointing at it can no longer serve it. */
+    fileDeleted: p.boolean().default(false),
+    createdAt: p.datetime(),
+    completedAt: p.datetime().nullable(),
+  },
+});
+export type ResultRow = InferEntity<typeof ResultRow>;
+
+/** Bytes each stored (non-cached) file adds to its organization's uploads, kept so a deletion can take them back. */
+export const StoredFileRow = defineEntity({
+  name: 'StoredFileRow',
+  tableName: 'account_stored_files',
+  properties: {
+    requestId: p.string().primary(),
+    orgId: p.string(),
+    bytes: p.bigint('number'),
+  },
+});
+export type StoredFileRow = InferEntity<typeof StoredFileRow>;
+
 /** Last global position each projection applied; written in the same transaction as its rows. */
 export const ProjectionCheckpoint = defineEntity({
   name: 'ProjectionCheckpoint',
@@ -79,4 +126,4 @@ export const ProjectionCheckpoint = defineEntity({
 });
 export type ProjectionCheckpoint = InferEntity<typeof ProjectionCheckpoint>;
 
-export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ProjectionCheckpoint];
+export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, ProjectionCheckpoint];

@@ -29,6 +29,11 @@ export interface WithPageOptions {
   signal?: AbortSignal;
   /** Overrides renderQueueTimeoutMs for this call. */
   queueTimeoutMs?: number;
+  /**
+   * Bounds fn once it has its page. On expiry the call rejects and the context is closed, which
+   * stops whatever the page was still doing, so a hanging page cannot keep its slot.
+   */
+  timeoutMs?: number;
 }
 
 export interface BrowserPoolStats {
@@ -415,7 +420,13 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const lane = takeLane(entry);
     try {
       const { page } = await unlessCrashed(entry, lane);
-      return await unlessCrashed(entry, fn(page));
+      const work = unlessCrashed(entry, fn(page));
+      if (withOptions.timeoutMs === undefined) return await work;
+      const outcome = await within(work, withOptions.timeoutMs);
+      if (outcome === TIMED_OUT) {
+        throw new PoolUnavailableError(`the render did not finish within ${withOptions.timeoutMs} ms`, retryAfterSeconds());
+      }
+      return outcome;
     } catch (error) {
       if (entry.crashed && !(error instanceof BrowserCrashedError)) {
         throw new BrowserCrashedError(`Chromium (pid ${entry.pid ?? 'unknown'}) crashed during the render; retry it`, { cause: error });

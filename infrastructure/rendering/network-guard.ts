@@ -134,9 +134,7 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
     // A page asks for the same few hosts over and over; one lookup per host per page is enough.
     const verdicts = new Map<string, Promise<boolean>>();
     const verdict = (url: URL): Promise<boolean> => {
-      // WebSocket handshakes are HTTP requests to the same host, so they get the same answer.
-      const protocol = url.protocol === 'wss:' ? 'https:' : url.protocol === 'ws:' ? 'http:' : url.protocol;
-      const key = `${protocol}//${url.host}`;
+      const key = `${url.protocol}//${url.host}`;
       let known = verdicts.get(key);
       if (!known) {
         known = assertUrlAllowed(`${key}/`).then(() => true, () => false);
@@ -159,10 +157,8 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
       if (await verdict(url)) await request.continue(request.continueRequestOverrides(), 0);
       else await request.abort('blockedbyclient', BLOCK_PRIORITY);
     };
-    page.on('request', (request) => {
-      if (request.isInterceptResolutionHandled()) return;
-      request.enqueueInterceptAction(() => decide(request).catch(() => {}));
-    });
+    // Puppeteer awaits the promise a 'request' listener returns before it resolves the request.
+    page.on('request', (request) => (request.isInterceptResolutionHandled() ? undefined : decide(request).catch(() => {})));
     await page.setRequestInterception(true);
   }
 

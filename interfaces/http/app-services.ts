@@ -1,4 +1,7 @@
 import type { AccountService } from '../../application/accounts/account-service.js';
+import type { UsageService } from '../../application/accounts/usage-service.js';
+import type { FontCatalog } from '../../application/ports/font-catalog.js';
+import type { ResultService } from '../../application/results/result-service.js';
 import type { TemplateService } from '../../application/templates/template-service.js';
 
 export interface HealthReport {
@@ -10,5 +13,8 @@ export interface HealthReport {
 export interface AppServices {
   readonly templates: TemplateService;
   readonly accounts: AccountService;
+  readonly results: ResultService;
+  readonly usage: UsageService;
+  readonly fonts: FontCatalog;
   health(): Promise<HealthReport>;
 }

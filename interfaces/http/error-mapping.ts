@@ -14,6 +14,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   unavailable: 503,
+  failed: 500,
 };
 
 export const statusOf = (code: ErrorCode): number => STATUS[code];

@@ -6,8 +6,11 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, toErrorBody } from '../http/error-mapping.js';
 import { mountTrpc } from '../trpc/mount.js';
+import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
+import { filesRouter } from './files-router.js';
 import { openApiDocument } from './openapi.js';
+import { resultsRouter } from './results-router.js';
 import { templatesRouter } from './templates-router.js';
 
 export interface HttpAppOptions {
@@ -57,7 +60,9 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   });
 
   mountTrpc(app, services);
-  app.use('/api', apiKeyAuth(services), templatesRouter(services));
+  // Result hrefs are handed to people and browsers without the API key: the link is the credential.
+  app.use(filesRouter(services));
+  app.use('/api', apiKeyAuth(services), templatesRouter(services), resultsRouter(services), accountRouter(services));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

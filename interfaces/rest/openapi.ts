@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { ErrorBody, IdParam } from '../schemas/common.js';
+import { FileParams, FileQuery, Font, ListResultsQuery, ResultDetail, ResultIdParam, ResultPage, Usage } from '../schemas/result-schemas.js';
 import {
   CreateTemplateBody,
   CreateTemplateV1Body,
@@ -57,6 +58,31 @@ const paths: ZodOpenApiPathsObject = {
       requestParams: { path: IdParam },
       requestBody: json(HtmlContentBody),
     }),
+  },
+  '/api/v2/results': {
+    get: operation('List render results, newest first', 'One page of results', ResultPage, { requestParams: { query: ListResultsQuery } }),
+  },
+  '/api/v2/results/{identifier}': {
+    get: operation('Read a render result (poll it for video renders)', 'The result', ResultDetail, { requestParams: { path: ResultIdParam } }),
+    delete: operation('Delete a render result and its file', 'Deleted', null, { requestParams: { path: ResultIdParam } }),
+  },
+  '/api/v1/usage': {
+    get: operation('Credits, upload storage and plan of the organization', 'The usage summary', Usage),
+  },
+  '/api/v1/fonts': {
+    get: operation('Fonts available to renders', 'Every font family', z.array(Font)),
+  },
+  '/files/{requestId}/{fileName}': {
+    get: {
+      summary: 'A rendered file at its href; no API key, expiring links carry expires and signature',
+      security: [],
+      requestParams: { path: FileParams, query: FileQuery },
+      responses: {
+        '200': { description: 'The file, served inline', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
+        '403': { description: 'Signature missing, wrong or expired', ...json(ErrorBody) },
+        '404': { description: 'Unknown or deleted result', ...json(ErrorBody) },
+      },
+    },
   },
 };
 

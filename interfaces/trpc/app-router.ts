@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { AppServices } from '../http/app-services.js';
 import { IdParam } from '../schemas/common.js';
+import { ListResultsQuery, ResultIdParam } from '../schemas/result-schemas.js';
 import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates }: AppServices) =>
+export const createAppRouter = ({ templates, results, usage, fonts }: AppServices) =>
   router({
     templates: router({
       list: authedProcedure
@@ -24,6 +25,22 @@ export const createAppRouter = ({ templates }: AppServices) =>
       putHtml: authedProcedure
         .input(IdParam.extend({ content: HtmlContentBody }))
         .mutation(({ ctx, input }) => templates.replaceHtmlContent(ctx.context, input.templateId, input.content)),
+    }),
+    results: router({
+      list: authedProcedure.input(ListResultsQuery.partial().optional()).query(({ ctx, input }) =>
+        results.list(ctx.context, { templateId: input?.template, batchName: input?.batch, page: input?.page ?? 0, size: input?.size ?? 20 }),
+      ),
+      get: authedProcedure.input(ResultIdParam).query(({ ctx, input }) => results.get(ctx.context, input.identifier)),
+      delete: authedProcedure.input(ResultIdParam).mutation(async ({ ctx, input }) => {
+        await results.delete(ctx.context, input.identifier);
+        return { deleted: true as const };
+      }),
+    }),
+    usage: router({
+      get: authedProcedure.input(z.void()).query(({ ctx }) => usage.get(ctx.context)),
+    }),
+    fonts: router({
+      list: authedProcedure.input(z.void()).query(() => fonts.list()),
     }),
     ping: authedProcedure.input(z.void()).query(({ ctx }) => ({ orgId: ctx.context.caller.orgId })),
   });

@@ -1,0 +1,40 @@
+# The rendering service (API) and its Temporal worker share this image; compose picks the command.
+FROM node:24-bookworm-slim
+
+# Chromium renders, ffmpeg encodes video, and the fonts are the families templates commonly name,
+# so text renders in the intended face rather than a fallback.
+RUN apt-get update \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    ca-certificates \
+    chromium \
+    ffmpeg \
+    fontconfig \
+    fonts-dejavu-core \
+    fonts-liberation2 \
+    fonts-noto-core \
+    fonts-roboto \
+    fonts-open-sans \
+    fonts-lato \
+  && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+RUN mkdir -p /data && chown node:node /app /data
+USER node
+
+COPY --chown=node:node package.json package-lock.json ./
+# Dev dependencies are included on purpose: tsx runs the TypeScript sources at run time.
+RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
+
+COPY --chown=node:node . .
+
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/data
+
+EXPOSE 3000
+
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+CMD ["node", "--import", "tsx", "interfaces/cli/start.ts"]

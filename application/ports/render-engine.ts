@@ -1,0 +1,33 @@
+import type { OutputFormat } from '../../domain/templates/template-settings.js';
+
+/** A self-contained HTML page of a known size, ready for the browser. */
+export interface RenderDocument {
+  readonly html: string;
+  readonly width: number;
+  readonly height: number;
+  readonly scaleFactor: number;
+  /** Milliseconds to wait after the page loaded, for late scripts and fonts. */
+  readonly waitTime: number;
+}
+
+export interface RenderedFile {
+  readonly content: Buffer;
+  readonly contentType: string;
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface CaptureOptions {
+  readonly format: Exclude<OutputFormat, 'mp4' | 'webm'>;
+  readonly quality: number;
+  readonly crop: { readonly width: number; readonly height: number } | null;
+}
+
+export interface RenderEngine {
+  render(document: RenderDocument, options: CaptureOptions): Promise<RenderedFile>;
+}
+
+/** Fills a template's HTML with request data (merge fields are HTML-escaped; triple braces are raw). */
+export interface TemplateMerger {
+  merge(html: string, data: Record<string, unknown>): string;
+}

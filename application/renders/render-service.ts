@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import { foldEvents } from '../../domain/shared/decider.js';
+import { DomainError, validationError } from '../../domain/shared/errors.js';
+import { cacheMaterial } from '../../domain/renders/cache-key.js';
+import { renderCost } from '../../domain/renders/pricing.js';
+import { completeRender, requestRender, renderDecider } from '../../domain/renders/render-decider.js';
+import { renderStream, type RenderRequested, type RenderSpec } from '../../domain/renders/render-events.js';
+import { isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../../domain/templates/template-settings.js';
+import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
+import type { AccountReadModel, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
+import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
+import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
+import { storageKeyOf } from './render-steps.js';
+import { resultHref } from './result-href.js';
+import type { RequestContext } from '../shared/request-context.js';
+import { requireScope } from '../shared/scopes.js';
+
+export interface RenderInput {
+  readonly template: string;
+  readonly data?: Record<string, unknown>;
+  readonly fileName?: string;
+  readonly webhookUrl?: string;
+  readonly version?: string;
+  readonly metadata?: Record<string, unknown>;
+  readonly batchName?: string;
+  readonly cache?: boolean;
+  readonly waitTime?: number;
+  readonly outputFormat?: OutputFormat;
+  readonly duration?: number;
+  readonly fps?: Fps;
+  readonly expires?: number;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+export interface RenderAnswer {
+  readonly requestId: string;
+  readonly href: string;
+  readonly cached?: true;
+  /** Only for asynchronous (video) renders. */
+  readonly status?: 'pending';
+  /** The stored file, for callers that want the bytes (output=image, GET /img). */
+  readonly storageKey?: string;
+  readonly contentType?: string;
+}
+
+export interface RenderServiceDeps extends CommandDeps {
+  readonly templates: TemplateReadModel;
+  readonly results: ResultReadModel;
+  readonly accounts: AccountReadModel;
+  readonly orchestrator: RenderOrchestrator;
+  readonly links: ResultLinks;
+  readonly storage: FileStorage;
+  /** How long a synchronous render may take before the caller gets a 503 (the render goes on). */
+  readonly syncTimeoutMs: number;
+  /** Synchronous renders waiting at once; one more is refused with 503 instead of queueing without bound. */
+  readonly maxPendingSyncRenders: number;
+}
+
+export type RenderService = ReturnType<typeof createRenderService>;
+
+const IMAGE_CONTENT_TYPES: Record<string, string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+};
+
+const withExtension = (fileName: string, format: OutputFormat) => {
+  const extension = outputExtension(format);
+  return fileName.toLowerCase().endsWith(extension) ? fileName : `${fileName}${extension}`;
+};
+
+const buildSpec = (template: TemplateView, input: RenderInput, requestId: string): RenderSpec => {
+  const format = input.outputFormat ?? template.outputFormat;
+  if (template.editor !== 'html-editor') {
+    throw validationError(`Rendering ${template.editor} templates is not available yet; only html-editor templates render`);
+  }
+  if (isVideoFormat(format)) throw validationError(`outputFormat ${format} is only available for canvas-html templates`);
+  if (input.duration !== undefined || input.fps !== undefined) throw validationError('duration and fps apply to video renders only');
+  return {
+    templateId: template.id,
+    templateRevision: template.revision,
+    templateName: template.name,
+    editor: template.editor,
+    format,
+    width: template.width,
+    height: template.height,
+    crop: input.width !== undefined || input.height !== undefined ? { width: input.width ?? template.width, height: input.height ?? template.height } : null,
+    quality: template.quality,
+    scaleFactor: template.scaleFactor,
+    data: input.data ?? {},
+    waitTime: input.waitTime ?? 0,
+    fileName: withExtension(input.fileName ?? requestId, format),
+    expires: input.expires ?? null,
+    duration: null,
+    fps: null,
+  };
+};
+
+export const createRenderService = (deps: RenderServiceDeps) => {
+  let pendingSyncRenders = 0;
+
+
+  /** Credits left once a due renewal is counted, as the charge itself will count it. */
+  const assertCanAfford = async (orgId: string, cost: number, today: string) => {
+    if (cost === 0) return;
+    const account = await deps.accounts.getAccount(orgId);
+    if (!account) throw new DomainError('forbidden', 'Organization not found');
+    const left = account.nextRenewalAt <= today ? account.renewalAmount : account.creditsTotal - account.creditsUsed;
+    if (left < cost) {
+      throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${cost} credits; ${left} left`]);
+    }
+  };
+
+  /** A cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
+  const answerFromCache = async (context: RequestContext, requested: RenderRequested['data'], now: Date): Promise<RenderAnswer | null> => {
+    if (!requested.cacheKey) return null;
+    const hit = await deps.results.findCached(context.caller.orgId, requested.cacheKey);
+    if (!hit || !hit.storageKey || !hit.contentType || hit.bytes === null) return null;
+    const request = { ...requested, credits: 0 };
+    const pending = requestRender({ type: 'RequestRender', data: request }, renderDecider.initialState());
+    const completed = completeRender(
+      {
+        type: 'CompleteRender',
+        data: {
+          requestId: request.requestId,
+          storageKey: hit.storageKey,
+          fileName: request.spec.fileName,
+          contentType: hit.contentType,
+          bytes: hit.bytes,
+          width: hit.width ?? request.spec.width,
+          height: hit.height ?? request.spec.height,
+          cached: true,
+          sourceRequestId: hit.requestId,
+          now: now.toISOString(),
+        },
+      },
+      foldEvents(renderDecider, pending),
+    );
+    await deps.eventStore.append(renderStream(request.requestId), toEnvelopes([...pending, ...completed], context, deps), 'no-stream');
+    return {
+      requestId: request.requestId,
+      href: resultHref(deps.links, request),
+      cached: true,
+      storageKey: hit.storageKey,
+      contentType: hit.contentType,
+    };
+  };
+
+  const awaitOutcome = async (requestId: string) => {
+    const outcome = await deps.orchestrator.waitForOutcome(requestId, deps.syncTimeoutMs);
+    if (outcome === 'timeout') {
+      throw new DomainError('unavailable', 'The render is taking longer than expected; it goes on and will appear in results', [
+        `requestId ${requestId}: still rendering after ${deps.syncTimeoutMs} ms`,
+      ]);
+    }
+    if (outcome.status === 'failed') {
+      throw new DomainError(outcome.code === 'payment_required' ? 'payment_required' : 'failed', `Render failed: ${outcome.reason}`, [outcome.reason]);
+    }
+  };
+
+  return {
+    /** The bytes of a finished render, for answers that carry the file itself. */
+    async fileOf(answer: RenderAnswer): Promise<{ content: Buffer; contentType: string }> {
+      const content = answer.storageKey ? await deps.storage.get(answer.storageKey) : null;
+      if (!content || !answer.contentType) throw new DomainError('failed', 'The rendered file is not available', [`requestId ${answer.requestId}`]);
+      return { content, contentType: answer.contentType };
+    },
+
+    async render(context: RequestContext, input: RenderInput): Promise<RenderAnswer> {
+      requireScope(context, 'render');
+      const template = await deps.templates.get(context.caller.orgId, input.template);
+      if (!template) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
+
+      const now = deps.clock.now();
+      const requestId = deps.ids.next();
+      const spec = buildSpec(template, input, requestId);
+      const useCache = input.cache !== false;
+      const cacheKey = useCache ? createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null)).digest('hex') : null;
+      const requested: RenderRequested['data'] = {
+        requestId,
+        orgId: context.caller.orgId,
+        request: { ...input },
+        spec,
+        cacheKey,
+        credits: renderCost(spec.format, spec.duration, false),
+        batchName: input.batchName ?? null,
+        metadata: input.metadata ?? null,
+        webhookUrl: input.webhookUrl ?? null,
+        requestedAt: now.toISOString(),
+      };
+
+      const cached = await answerFromCache(context, requested, now);
+      if (cached) return cached;
+
+      await assertCanAfford(context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
+      const sync = !input.webhookUrl;
+      if (sync && pendingSyncRenders >= deps.maxPendingSyncRenders) {
+        throw new DomainError('unavailable', 'Too many renders in progress; retry shortly', ['render queue is full']);
+      }
+
+      await deps.eventStore.append(renderStream(requestId), toEnvelopes(requestRender({ type: 'RequestRender', data: requested }, renderDecider.initialState()), context, deps), 'no-stream');
+      await deps.orchestrator.start({ requestId, webhook: !sync });
+      const answer: RenderAnswer = {
+        requestId,
+        href: resultHref(deps.links, requested),
+        storageKey: storageKeyOf(requested),
+        contentType: IMAGE_CONTENT_TYPES[spec.format],
+      };
+      if (!sync) return { requestId, href: answer.href };
+
+      pendingSyncRenders++;
+      try {
+        await awaitOutcome(requestId);
+      } finally {
+        pendingSyncRenders--;
+      }
+      return answer;
+    },
+  };
+};

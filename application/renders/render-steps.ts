@@ -1,0 +1,125 @@
+import { accountDecider } from '../../domain/accounts/account-decider.js';
+import { accountStream } from '../../domain/accounts/account-events.js';
+import { foldEvents } from '../../domain/shared/decider.js';
+import { DomainError, notFound } from '../../domain/shared/errors.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
+import { renderDecider } from '../../domain/renders/render-decider.js';
+import { renderStream, type RenderRequested, type StoredFile } from '../../domain/renders/render-events.js';
+import { templateDecider } from '../../domain/templates/template-decider.js';
+import { templateStream, type TemplateEvent } from '../../domain/templates/template-events.js';
+import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
+import type { WebhookSender } from '../ports/webhook-sender.js';
+import { resultHref } from './result-href.js';
+import type { RenderEngine, TemplateMerger } from '../ports/render-engine.js';
+import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import { htmlDocument } from './html-document.js';
+import { systemContextFor } from './render-context.js';
+
+export interface RenderStepsDeps extends CommandDeps {
+  readonly storage: FileStorage;
+  readonly engine: RenderEngine;
+  readonly merger: TemplateMerger;
+  readonly links: ResultLinks;
+  readonly webhooks: WebhookSender;
+}
+
+export type RenderSteps = ReturnType<typeof createRenderSteps>;
+
+export const storageKeyOf = (request: Pick<RenderRequested['data'], 'orgId' | 'requestId' | 'spec'>) =>
+  `${request.orgId}/${request.requestId}/${request.spec.fileName}`;
+
+/**
+ * The steps of a render workflow, each safe to retry: charging and recording are idempotent by
+ * request id in their deciders, and storing writes the same key again.
+ */
+export const createRenderSteps = (deps: RenderStepsDeps) => {
+  const loadRequest = async (requestId: string): Promise<RenderRequested['data']> => {
+    const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
+    if (state.status === 'absent') throw notFound('Render');
+    return state.request;
+  };
+
+  const onRender = async (requestId: string, command: Parameters<typeof renderDecider.decide>[0]) => {
+    const request = await loadRequest(requestId);
+    await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId));
+  };
+
+  /** The template's content as it was at the revision the request pinned, whatever happened since. */
+  const templateAt = async (templateId: string, revision: number) => {
+    const events = (await deps.eventStore.readStream(templateStream(templateId))).filter((event) => event.revision <= revision);
+    const template = foldEvents(templateDecider, events as RecordedEvent<TemplateEvent>[] as never[]);
+    if (template.status !== 'active') throw new DomainError('validation', `Template ${templateId} is not available`);
+    return template;
+  };
+
+  return {
+    loadRequest,
+
+    async charge(requestId: string): Promise<void> {
+      const request = await loadRequest(requestId);
+      await handleCommand(
+        deps,
+        accountDecider,
+        accountStream(request.orgId),
+        { type: 'ChargeCredits', data: { orgId: request.orgId, requestId, amount: request.credits, now: deps.clock.now().toISOString() } },
+        systemContextFor(request.orgId, requestId),
+      );
+    },
+
+    async refund(requestId: string): Promise<void> {
+      const request = await loadRequest(requestId);
+      await handleCommand(
+        deps,
+        accountDecider,
+        accountStream(request.orgId),
+        { type: 'RefundCredits', data: { orgId: request.orgId, requestId, now: deps.clock.now().toISOString() } },
+        systemContextFor(request.orgId, requestId),
+      );
+    },
+
+    /** Renders the pinned template with the request's data and stores the file. */
+    async produce(requestId: string): Promise<StoredFile> {
+      const request = await loadRequest(requestId);
+      const { spec } = request;
+      if (spec.format === 'mp4' || spec.format === 'webm') {
+        throw new DomainError('validation', 'video renders are produced by the video workflow');
+      }
+      const template = await templateAt(spec.templateId, spec.templateRevision);
+      const content = template.content ?? { html: '', css: '', sampleData: {} };
+      const body = deps.merger.merge(content.html, { ...content.sampleData, ...spec.data });
+      const document = htmlDocument(body, content.css, {
+        width: spec.width,
+        height: spec.height,
+        scaleFactor: spec.scaleFactor,
+        waitTime: spec.waitTime,
+      });
+      const rendered = await deps.engine.render(document, { format: spec.format, quality: spec.quality, crop: spec.crop });
+      const storageKey = storageKeyOf(request);
+      await deps.storage.put(storageKey, rendered.content, rendered.contentType);
+      return {
+        storageKey,
+        fileName: spec.fileName,
+        contentType: rendered.contentType,
+        bytes: rendered.content.length,
+        width: rendered.width,
+        height: rendered.height,
+      };
+    },
+
+    complete: (requestId: string, file: StoredFile) =>
+      onRender(requestId, {
+        type: 'CompleteRender',
+        data: { ...file, requestId, cached: false, sourceRequestId: null, now: deps.clock.now().toISOString() },
+      }),
+
+    /** Tells the client's webhook the render is done: `{ requestId, href, request }` (spec section 6). */
+    async deliverWebhook(requestId: string): Promise<void> {
+      const request = await loadRequest(requestId);
+      if (!request.webhookUrl) return;
+      await deps.webhooks.post(request.webhookUrl, { requestId, href: resultHref(deps.links, request), request: request.request });
+    },
+
+    fail: (requestId: string, reason: string) =>
+      onRender(requestId, { type: 'FailRender', data: { requestId, reason, now: deps.clock.now().toISOString() } }),
+  };
+};

@@ -1,0 +1,102 @@
+import type { ResultView } from '../ports/read-models.js';
+
+/** Spring Data's `Sort` as serialized; results come in one fixed order the client did not choose. */
+export interface SortDto {
+  empty: boolean;
+  unsorted: boolean;
+  sorted: boolean;
+}
+
+/** The page wrapper of spec section 2, field for field as Spring Data's `Page` serializes it. */
+export interface PageDto<Item> {
+  content: Item[];
+  pageable: {
+    sort: SortDto;
+    offset: number;
+    pageNumber: number;
+    pageSize: number;
+    unpaged: boolean;
+    paged: boolean;
+  };
+  totalPages: number;
+  totalElements: number;
+  last: boolean;
+  size: number;
+  number: number;
+  sort: SortDto;
+  numberOfElements: number;
+  first: boolean;
+  empty: boolean;
+}
+
+export interface ResultListItemDto {
+  identifier: string;
+  href: string;
+  width?: number;
+  height?: number;
+  templateName: string;
+  createdAt: string;
+}
+
+export interface ResultDetailDto extends ResultListItemDto {
+  status: ResultView['status'];
+  template: string;
+  completedAt?: string;
+  metadata: Record<string, unknown> | null;
+  batch: string | null;
+  format: string;
+  cached: boolean;
+  credits: number;
+  failureReason?: string;
+}
+
+const UNSORTED: SortDto = { empty: true, unsorted: true, sorted: false };
+
+/** Page arithmetic as Spring's PageImpl does it: `page` is zero-based, `size` at least 1. */
+export const toPage = <Item>(content: Item[], page: number, size: number, totalElements: number): PageDto<Item> => {
+  const totalPages = Math.ceil(totalElements / size);
+  return {
+    content,
+    pageable: { sort: { ...UNSORTED }, offset: page * size, pageNumber: page, pageSize: size, unpaged: false, paged: true },
+    totalPages,
+    totalElements,
+    last: page + 1 >= totalPages,
+    size,
+    number: page,
+    sort: { ...UNSORTED },
+    numberOfElements: content.length,
+    first: page === 0,
+    empty: content.length === 0,
+  };
+};
+
+/** Pending and failed results have no file yet, so no pixel size: the fields are left out rather than invented. */
+const dimensions = (view: ResultView) => ({
+  ...(view.width !== null ? { width: view.width } : {}),
+  ...(view.height !== null ? { height: view.height } : {}),
+});
+
+export const toResultListItem = (view: ResultView, href: string): ResultListItemDto => ({
+  identifier: view.requestId,
+  href,
+  ...dimensions(view),
+  templateName: view.templateName,
+  createdAt: view.createdAt.toISOString(),
+});
+
+export const toResultDetail = (view: ResultView, href: string): ResultDetailDto => ({
+  identifier: view.requestId,
+  href,
+  status: view.status,
+  ...dimensions(view),
+  templateName: view.templateName,
+  template: view.templateId,
+  createdAt: view.createdAt.toISOString(),
+  ...(view.completedAt ? { completedAt: view.completedAt.toISOString() } : {}),
+  metadata: view.metadata,
+  batch: view.batchName,
+  format: view.format,
+  cached: view.cached,
+  credits: view.credits,
+  ...(view.status === 'failed' && view.failureReason !== null ? { failureReason: view.failureReason } : {}),
+});

@@ -1,0 +1,105 @@
+import { renderDecider } from '../../domain/renders/render-decider.js';
+import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
+import { DomainError, notFound } from '../../domain/shared/errors.js';
+import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
+import type { ProjectionProgress, ResultReadModel, ResultView } from '../ports/read-models.js';
+import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { RequestContext } from '../shared/request-context.js';
+import { requireScope } from '../shared/scopes.js';
+import { toPage, toResultDetail, toResultListItem, type PageDto, type ResultDetailDto, type ResultListItemDto } from './result-dto.js';
+import { foldResultView } from './result-view.js';
+
+export interface ResultListInput {
+  readonly templateId?: string;
+  readonly batchName?: string;
+  /** Zero-based. */
+  readonly page: number;
+  readonly size: number;
+}
+
+export interface ResultServiceDeps extends CommandDeps {
+  readonly results: ResultReadModel;
+  readonly progress: ProjectionProgress;
+  readonly storage: FileStorage;
+  readonly links: ResultLinks;
+}
+
+export interface ResultFile {
+  readonly content: Buffer;
+  readonly contentType: string;
+  readonly fileName: string;
+}
+
+export type ResultService = ReturnType<typeof createResultService>;
+
+export const createResultService = (deps: ResultServiceDeps) => {
+  const hrefOf = (view: ResultView) => deps.links.href(view.requestId, view.fileName, view.expiresAt);
+
+  const readRender = async (requestId: string): Promise<RenderEvent[]> =>
+    (await deps.eventStore.readStream(renderStream(requestId))) as unknown as RenderEvent[];
+
+  /**
+   * The read model answers first. Renders do not wait for projections on their hot path, so a row
+   * that is missing or still pending may just lag behind its stream: the stream then has the answer.
+   */
+  const findView = async (orgId: string, requestId: string): Promise<ResultView | null> => {
+    const row = await deps.results.get(orgId, requestId);
+    if (row && row.status !== 'pending') return row;
+    const folded = foldResultView(await readRender(requestId));
+    return folded && folded.orgId === orgId ? folded : null;
+  };
+
+  return {
+    async list(context: RequestContext, input: ResultListInput): Promise<PageDto<ResultListItemDto>> {
+      requireScope(context, 'render');
+      const { items, total } = await deps.results.list(context.caller.orgId, input);
+      return toPage(
+        items.map((view) => toResultListItem(view, hrefOf(view))),
+        input.page,
+        input.size,
+        total,
+      );
+    },
+
+    async get(context: RequestContext, requestId: string): Promise<ResultDetailDto> {
+      requireScope(context, 'render');
+      const view = await findView(context.caller.orgId, requestId);
+      if (!view) throw notFound('Result');
+      return toResultDetail(view, hrefOf(view));
+    },
+
+    /** Records the deletion, then removes the file; a cache hit only borrowed its file and leaves it. */
+    async delete(context: RequestContext, requestId: string): Promise<void> {
+      requireScope(context, 'render');
+      const result = await handleCommand(
+        deps,
+        renderDecider,
+        renderStream(requestId),
+        { type: 'DeleteResult', data: { requestId, orgId: context.caller.orgId, now: deps.clock.now().toISOString() } },
+        context,
+      );
+      const file = result.state.status === 'absent' ? null : result.state.file;
+      const storedByThisRender = (await readRender(requestId)).some((event) => event.type === 'RenderCompleted' && !event.data.cached);
+      if (file && storedByThisRender) await deps.storage.delete(file.storageKey);
+      if (result.position !== null) await deps.progress.waitFor(result.position);
+    },
+
+    /**
+     * The file behind an href, for anyone holding the link (no API key). Read from the stream, not
+     * the read model, so a link works the moment its render answered.
+     */
+    async openFile(requestId: string, fileName: string, query: { expires?: string; signature?: string }): Promise<ResultFile> {
+      const view = foldResultView(await readRender(requestId));
+      if (!view || view.status !== 'done' || view.storageKey === null || view.fileName !== fileName) throw notFound('File');
+      const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+      if (!deps.links.verify(requestId, fileName, query, nowSeconds, view.expiresAt !== null)) {
+        throw new DomainError('forbidden', 'This link is not valid: its signature is missing or wrong, or it has expired', [
+          'the link needs a valid, unexpired signature',
+        ]);
+      }
+      const content = await deps.storage.get(view.storageKey);
+      if (!content) throw notFound('File');
+      return { content, contentType: view.contentType ?? 'application/octet-stream', fileName };
+    },
+  };
+};

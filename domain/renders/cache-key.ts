@@ -1,0 +1,36 @@
+import type { RenderSpec } from './render-events.js';
+
+/** JSON with object keys sorted, so equal values always give equal text. */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+};
+
+/**
+ * What makes two renders produce the same file: the template's content revision and everything of
+ * the request that changes pixels, plus the client's `version`. The file name and link expiry do
+ * not change pixels, so they do not split the cache.
+ */
+export const cacheMaterial = (orgId: string, spec: RenderSpec, version: string | null): string =>
+  canonicalJson({
+    orgId,
+    templateId: spec.templateId,
+    templateRevision: spec.templateRevision,
+    format: spec.format,
+    width: spec.width,
+    height: spec.height,
+    crop: spec.crop,
+    quality: spec.quality,
+    scaleFactor: spec.scaleFactor,
+    data: spec.data,
+    waitTime: spec.waitTime,
+    duration: spec.duration,
+    fps: spec.fps,
+    version,
+  });

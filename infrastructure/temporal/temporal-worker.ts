@@ -1,0 +1,52 @@
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+
+const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+
+/** Bundling takes seconds: test runs do it once and share the bundle between workers. */
+export const bundleWorkflows = (): Promise<WorkflowBundleWithSourceMap> => bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+
+const quietBundlerLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => process.stderr.write(`[workflow bundler] ${message}\n`),
+  error: (message: string) => process.stderr.write(`[workflow bundler] ${message}\n`),
+};
+
+export interface TemporalWorkerOptions {
+  readonly address: string;
+  readonly namespace: string;
+  readonly taskQueue: string;
+  readonly activities: object;
+  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Activities running at once in this worker; the browser pool bounds renders anyway. */
+  readonly maxConcurrentActivities: number;
+}
+
+export interface RunningWorker {
+  /** Finishes activities in flight, then stops polling. */
+  stop(): Promise<void>;
+}
+
+export const startTemporalWorker = async (options: TemporalWorkerOptions): Promise<RunningWorker> => {
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities: options.activities,
+    workflowBundle: options.workflowBundle ?? (await bundleWorkflows()),
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities,
+    maxConcurrentLocalActivityExecutions: options.maxConcurrentActivities * 4,
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+};

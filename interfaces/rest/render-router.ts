@@ -1,0 +1,47 @@
+import { Router, type Response } from 'express';
+import type { RenderAnswer } from '../../application/renders/render-service.js';
+import { validationError } from '../../domain/shared/errors.js';
+import type { AppServices } from '../http/app-services.js';
+import { parseInput } from '../http/parse-input.js';
+import { ImageQuery, RenderBody, RenderQuery } from '../schemas/render-schemas.js';
+import { apiKeyAuth } from './auth.js';
+import { contextOf } from './request-context.js';
+
+const sendFile = async (services: AppServices, res: Response, answer: RenderAnswer) => {
+  const file = await services.renders.fileOf(answer);
+  res.setHeader('x-request-id', answer.requestId);
+  if (answer.cached) res.setHeader('x-cached', 'true');
+  res.type(file.contentType).send(file.content);
+};
+
+const jsonAnswer = ({ requestId, href, cached, status }: RenderAnswer) => ({
+  requestId,
+  href,
+  ...(status ? { status } : {}),
+  ...(cached ? { cached } : {}),
+});
+
+export const renderRouter = (services: AppServices): Router => {
+  const router = Router();
+  router.post('/api/v2/render', apiKeyAuth(services), async (req, res) => {
+    const { output } = parseInput(RenderQuery, req.query, 'query');
+    const answer = await services.renders.render(contextOf(res), parseInput(RenderBody, req.body, 'body'));
+    if (answer.status === 'pending') return void res.status(202).json(jsonAnswer(answer));
+    if (output === 'image' && answer.storageKey) return sendFile(services, res, answer);
+    res.json(jsonAnswer(answer));
+  });
+  return router;
+};
+
+/** The image URL form (spec: GET /img/{templateId}.jpg?field=value&apiKey=...), served on the same host. */
+export const imageRouter = (services: AppServices): Router => {
+  const router = Router();
+  router.get('/img/:file', apiKeyAuth(services, { allowQueryKey: true }), async (req, res) => {
+    const match = /^(.+)\.jpg$/.exec(String(req.params.file));
+    if (!match?.[1]) throw validationError('Image URLs end in .jpg', ['path: expected /img/{templateId}.jpg']);
+    const data = parseInput(ImageQuery, req.query, 'query');
+    const answer = await services.renders.render(contextOf(res), { template: match[1], data, outputFormat: 'jpeg' });
+    await sendFile(services, res, answer);
+  });
+  return router;
+};

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { FPS_VALUES, OUTPUT_FORMATS, RECORD_DURATION, TEMPLATE_SIZE } from '../../domain/templates/template-settings.js';
+
+const fps = z.union(FPS_VALUES.map((value) => z.literal(value)) as [z.ZodLiteral<24>, z.ZodLiteral<25>, z.ZodLiteral<30>]);
+const outputSize = z.number().int().min(TEMPLATE_SIZE.min).max(TEMPLATE_SIZE.max);
+
+export const RenderBody = z
+  .object({
+    template: z.string().min(1).max(200),
+    data: z.record(z.string(), z.unknown()).optional(),
+    fileName: z
+      .string()
+      .regex(/^[\w][\w .-]{0,199}$/, 'letters, digits, space, dot, dash and underscore only; at most 200 characters')
+      .optional(),
+    webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).optional(),
+    version: z.string().max(200).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    batchName: z.string().min(1).max(200).optional(),
+    cache: z.boolean().optional(),
+    waitTime: z.number().int().min(0).max(5000).optional(),
+    outputFormat: z.enum(OUTPUT_FORMATS).optional(),
+    duration: z.number().int().min(RECORD_DURATION.min).max(RECORD_DURATION.max).optional(),
+    fps: fps.optional(),
+    expires: z.number().int().min(1).max(604800).optional(),
+    width: outputSize.optional(),
+    height: outputSize.optional(),
+  })
+  .strict()
+  .meta({ id: 'RenderRequest' });
+
+export const RenderQuery = z.object({ output: z.enum(['json', 'image']).default('json') });
+
+export const RenderResponse = z
+  .object({
+    requestId: z.string(),
+    href: z.string(),
+    status: z.enum(['pending', 'done', 'failed']).optional(),
+    cached: z.boolean().optional(),
+  })
+  .meta({ id: 'RenderResponse' });
+
+/** GET /img/{templateId}.jpg: every query pair but apiKey is a value for the template. */
+export const ImageQuery = z
+  .record(z.string(), z.union([z.string(), z.array(z.string())]))
+  .transform((query) => {
+    const { apiKey: _apiKey, ...values } = query;
+    return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Array.isArray(value) ? value.at(-1) ?? '' : value]));
+  });

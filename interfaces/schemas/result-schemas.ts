@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { pageQuery } from './common.js';
+
+export const ListResultsQuery = z.object({
+  template: z.string().min(1).max(200).optional().meta({ description: 'Only results of this template' }),
+  batch: z.string().min(1).max(255).optional().meta({ description: 'Only results of this batch (batchName)' }),
+  ...pageQuery,
+});
+
+export const ResultIdParam = z.object({ identifier: z.string().min(1).max(200) });
+
+export const FileParams = z.object({ requestId: z.string().min(1).max(200), fileName: z.string().min(1).max(1000) });
+
+export const FileQuery = z.object({
+  expires: z.string().optional().meta({ description: 'Epoch seconds after which a signed link stops working' }),
+  signature: z.string().optional(),
+});
+
+const sort = z.object({ empty: z.boolean(), unsorted: z.boolean(), sorted: z.boolean() }).meta({ id: 'Sort' });
+
+export const ResultListItem = z
+  .object({
+    identifier: z.string(),
+    href: z.string(),
+    width: z.number().int().optional(),
+    height: z.number().int().optional(),
+    templateName: z.string(),
+    createdAt: z.string().meta({ description: 'ISO 8601 UTC' }),
+  })
+  .meta({ id: 'RenderResultListItem' });
+
+export const ResultPage = z
+  .object({
+    content: z.array(ResultListItem),
+    pageable: z.object({
+      sort,
+      offset: z.number().int(),
+      pageNumber: z.number().int(),
+      pageSize: z.number().int(),
+      unpaged: z.boolean(),
+      paged: z.boolean(),
+    }),
+    totalPages: z.number().int(),
+    totalElements: z.number().int(),
+    last: z.boolean(),
+    size: z.number().int(),
+    number: z.number().int().meta({ description: 'Zero-based page number' }),
+    sort,
+    numberOfElements: z.number().int(),
+    first: z.boolean(),
+    empty: z.boolean(),
+  })
+  .meta({ id: 'PageRenderResult' });
+
+export const ResultDetail = ResultListItem.extend({
+  status: z.enum(['pending', 'done', 'failed']),
+  template: z.string(),
+  completedAt: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  batch: z.string().nullable(),
+  format: z.string(),
+  cached: z.boolean(),
+  credits: z.number().int(),
+  failureReason: z.string().optional().meta({ description: 'Only for failed renders' }),
+}).meta({ id: 'RenderResult' });
+
+export const Usage = z
+  .object({
+    identifier: z.string(),
+    credits: z.object({ used: z.number().int(), total: z.number().int(), nextRenewalAt: z.string(), renewalAmount: z.number().int() }),
+    uploads: z.object({ used: z.number().int().meta({ description: 'Bytes' }), total: z.number().int().meta({ description: 'Bytes' }) }),
+    plan: z.object({ name: z.string(), status: z.string(), nextBillingAt: z.string() }),
+  })
+  .meta({ id: 'Usage' });
+
+export const Font = z
+  .object({
+    originalName: z.string(),
+    family: z.string(),
+    variants: z.array(z.string()),
+    defaultVariant: z.string(),
+    subsets: z.array(z.string()),
+    category: z.string(),
+    source: z.enum(['GOOGLE', 'CUSTOM']),
+    size: z.number().int(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Font' });

@@ -1,0 +1,261 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../application/ports/event-store.js';
+import { handleCommand } from '../../application/shared/command-handler.js';
+import { templateDecider } from '../../domain/templates/template-decider.js';
+import { templateStream } from '../../domain/templates/template-events.js';
+import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
+import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
+import { createTestDatabase } from '../support/database.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const nodeBinary = path.join(root, 'node_modules/.bin/node');
+const STARTUP_TIMEOUT_MS = 60_000;
+
+interface Service {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly exited: Promise<void>;
+  output(): string;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Kills the child's whole process group: the service and anything it spawned, as a crash of its host would. */
+const killGroup = (child: ChildProcess) => {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+};
+// Last resort if the test process itself ends without running afterAll.
+process.on('exit', () => children.forEach(killGroup));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let databaseUrl: string;
+let dataDir: string;
+let apiKey: string;
+let sql: pg.Pool;
+let eventStore: EventStore;
+
+/** Starts `node --import tsx interfaces/cli/start.ts` as a real child process and waits for /healthz 200. */
+const startService = async (): Promise<Service> => {
+  const port = await freePort();
+  const child = spawn(nodeBinary, ['--import', 'tsx', 'interfaces/cli/start.ts'], {
+    cwd: root,
+    // Its own process group, so a kill reaches everything it started.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BOOTSTRAP_API_KEY: apiKey,
+      LOG_LEVEL: 'warn',
+      // Events in the same PostgreSQL the test appends to, not an EventStoreDB the environment may name.
+      EVENTSTORE_URL: '',
+    },
+  });
+  children.add(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => children.delete(child));
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`service exited during start (${child.exitCode ?? child.signalCode}):\n${output}`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
+      if (response.status === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      killGroup(child);
+      throw new Error(`service not healthy after ${STARTUP_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await sleep(200);
+  }
+  return { child, url, exited, output: () => output };
+};
+
+const crash = async (service: Service) => {
+  killGroup(service.child);
+  await service.exited;
+  expect(service.child.signalCode).toBe('SIGKILL');
+};
+
+const call = async (service: Service, method: string, pathname: string, body?: unknown) => {
+  const response = await fetch(`${service.url}${pathname}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+};
+
+/** Every template of the caller, page by page. */
+const listAll = async (service: Service): Promise<{ identifier: string; name: string }[]> => {
+  const all: { identifier: string; name: string }[] = [];
+  for (let page = 0; ; page++) {
+    const response = await call(service, 'GET', `/api/v2/my-templates?size=50&page=${page}`);
+    expect(response.status).toBe(200);
+    all.push(...response.body);
+    if (response.body.length < 50) return all;
+  }
+};
+
+const countBy = (ids: readonly string[]) => {
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+};
+
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-crash-'));
+  apiKey = `rk_test_${randomBytes(16).toString('hex')}`;
+  sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+});
+
+afterAll(async () => {
+  const running = [...children];
+  running.forEach(killGroup);
+  await Promise.all(running.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await eventStore?.close();
+  await sql?.end();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the service as a real process, killed with SIGKILL', () => {
+  it('catches up on restart with an event appended after the crash and before its projection', { timeout: 180_000 }, async () => {
+    const first = await startService();
+    const created = await call(first, 'POST', '/api/v2/my-templates', { name: 'Before the crash', width: 640, height: 480, editor: 'html-editor' });
+    expect(created.status).toBe(200);
+    const templateId: string = created.body.identifier;
+    await crash(first);
+
+    // The state a crash right after an append leaves: the event is in the log, the read model has not seen it.
+    eventStore = await createPostgresEventStore({ connectionString: databaseUrl });
+    const [createdEvent] = await eventStore.readStream(templateStream(templateId));
+    expect(createdEvent?.type).toBe('TemplateCreated');
+    const orgId = createdEvent?.metadata.orgId ?? '';
+    // What the service itself does for a PATCH: read, decide, append with the expected revision and a full envelope.
+    const appended = await handleCommand(
+      { eventStore, clock: systemClock, ids: uuidV7Ids },
+      templateDecider,
+      templateStream(templateId),
+      { type: 'UpdateTemplate', data: { templateId, orgId, changes: { name: 'After the crash' }, now: systemClock.now().toISOString() } },
+      { caller: { orgId, actor: createdEvent?.metadata.actor ?? 'system', scopes: ['templates'] }, correlationId: randomUUID() },
+    );
+    expect(appended.events.map((event) => event.type)).toEqual(['TemplateUpdated']);
+    const [, updatedEvent] = await eventStore.readStream(templateStream(templateId));
+    expect(updatedEvent?.metadata).toMatchObject({ orgId, schemaVersion: 1, eventId: expect.stringMatching(/^[0-9a-f-]{36}$/), causationId: expect.any(String) });
+    const stale = await sql.query<{ name: string }>('select name from templates where id = $1', [templateId]);
+    expect(stale.rows).toEqual([{ name: 'Before the crash' }]);
+    const behind = await sql.query<{ name: string; position: string }>('select name, position from projection_checkpoints');
+    expect(behind.rows.length).toBeGreaterThan(0);
+    for (const checkpoint of behind.rows) expect(Number(checkpoint.position), checkpoint.name).toBeLessThan(appended.position ?? 0);
+
+    const second = await startService();
+    // Healthy means caught up: the very first read after /healthz sees the event.
+    const read = await call(second, 'GET', `/api/v2/my-templates/${templateId}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ identifier: templateId, name: 'After the crash', width: 640, height: 480 });
+    const listed = await listAll(second);
+    expect(listed.filter((template) => template.identifier === templateId)).toEqual([expect.objectContaining({ name: 'After the crash' })]);
+    const byName = await call(second, 'GET', `/api/v2/my-templates?name=${encodeURIComponent('After the crash')}`);
+    expect(byName.body.map((template: { identifier: string }) => template.identifier)).toEqual([templateId]);
+    const caughtUp = await sql.query<{ name: string; position: string }>('select name, position from projection_checkpoints');
+    for (const checkpoint of caughtUp.rows) expect(Number(checkpoint.position), checkpoint.name).toBeGreaterThanOrEqual(appended.position ?? Infinity);
+    await crash(second);
+  });
+
+  it('loses no acknowledged write when killed in the middle of a burst of POSTs', { timeout: 180_000 }, async () => {
+    const service = await startService();
+    const before = new Set((await listAll(service)).map((template) => template.identifier));
+
+    const acknowledged: string[] = [];
+    const failedBeforeKill: string[] = [];
+    const failedByKill: string[] = [];
+    const limit = 400;
+    let killed = false;
+    let sent = 0;
+    const burstId = randomUUID().slice(0, 8);
+    const crashed = (async () => {
+      // Kill once a few writes went through, while others are in flight.
+      while (acknowledged.length < 12 && sent < limit) await sleep(5);
+      killed = true;
+      await crash(service);
+    })();
+    const worker = async () => {
+      while (sent < limit) {
+        const index = sent++;
+        try {
+          const response = await call(service, 'POST', '/api/v2/my-templates', { name: `Burst ${burstId} ${index}`, width: 100, height: 100, editor: 'html-editor', tags: ['burst'] });
+          if (response.status !== 200) throw new Error(`status ${response.status}: ${JSON.stringify(response.body)}`);
+          acknowledged.push(response.body.identifier);
+        } catch (error) {
+          // Refused or cut off by the kill: not acknowledged, so the client may not count on it.
+          (killed ? failedByKill : failedBeforeKill).push((error as Error).message);
+          return;
+        }
+      }
+    };
+    await Promise.all([crashed, ...Array.from({ length: 6 }, worker)]);
+    expect(failedBeforeKill).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(12);
+    // The kill really cut the burst: every worker's next request failed.
+    expect(failedByKill.length).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(limit);
+
+    const restarted = await startService();
+    const listed = await listAll(restarted);
+    const counts = countBy(listed.map((template) => template.identifier));
+    const missing = acknowledged.filter((id) => counts.get(id) !== 1);
+    expect(missing, 'acknowledged templates missing (or listed twice) after restart').toEqual([]);
+    expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    for (const id of acknowledged) {
+      const read = await call(restarted, 'GET', `/api/v2/my-templates/${id}`);
+      expect(read.status).toBe(200);
+    }
+
+    // Whatever was appended but never acknowledged is projected too: read model and log agree.
+    const createdInLog = await sql.query<{ id: string }>(
+      "select data->>'templateId' as id from events where type = 'TemplateCreated' and data->>'name' like $1",
+      [`Burst ${burstId} %`],
+    );
+    const burstListed = listed.filter((template) => template.name.startsWith(`Burst ${burstId} `)).map((template) => template.identifier);
+    expect(new Set(burstListed)).toEqual(new Set(createdInLog.rows.map((row) => row.id)));
+    expect(burstListed.every((id) => !before.has(id))).toBe(true);
+    await crash(restarted);
+  });
+});

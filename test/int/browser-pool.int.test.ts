@@ -1,0 +1,241 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import type { Page } from 'puppeteer-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DomainError } from '../../domain/shared/errors.js';
+import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
+import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { BrowserCrashedError, PoolUnavailableError } from '../../infrastructure/rendering/pool-errors.js';
+
+const logger = pino({ level: 'silent' });
+
+const deferred = () => {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+};
+
+const until = async (condition: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+const pidOf = (page: Page) => page.browser().process()?.pid;
+
+describe('browser pool on real Chromium', () => {
+  let pool: BrowserPool;
+  let server: Server;
+  let origin: string;
+  const hits: string[] = [];
+
+  beforeAll(async () => {
+    const pixel = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#000' } }).png().toBuffer();
+    server = createServer((request, response) => {
+      hits.push(request.url ?? '');
+      if (request.url === '/redirect') {
+        response.writeHead(302, { location: `http://127.0.0.2:${(server.address() as AddressInfo).port}/redirected.png` });
+        response.end();
+        return;
+      }
+      if (request.url?.endsWith('.png')) {
+        response.writeHead(200, { 'content-type': 'image/png' });
+        response.end(pixel);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<!doctype html><title>isolation</title>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 2, maxQueue: 2, renderQueueTimeoutMs: 5_000, logger });
+    await pool.warmUp();
+  });
+
+  // Contexts of earlier renders close in the background and hold their slot until then.
+  beforeEach(() => until(() => pool.stats().inFlight === 0));
+
+  afterAll(async () => {
+    await pool?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('renders HTML to a screenshot with the page background', async () => {
+    const png = await pool.withPage(async (page) => {
+      await page.setViewport({ width: 320, height: 200 });
+      await page.setContent('<html><body style="margin:0;background:rgb(12,200,99)"></body></html>');
+      return Buffer.from(await page.screenshot({ type: 'png' }));
+    });
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect(info).toMatchObject({ width: 320, height: 200 });
+    const center = (100 * info.width + 160) * info.channels;
+    expect([...data.subarray(center, center + 3)]).toEqual([12, 200, 99]);
+  });
+
+  it('gives every render a fresh context: cookies and storage do not carry over', async () => {
+    // Strings, because this project's type-check has no DOM library.
+    const readState = (page: Page) => page.evaluate(`({ cookie: document.cookie, stored: localStorage.getItem('secret') })`);
+    const first = await pool.withPage(async (page) => {
+      await page.goto(`${origin}/isolation`);
+      await page.evaluate(`document.cookie = 'session=abc; max-age=3600'; localStorage.setItem('secret', '42')`);
+      return readState(page);
+    });
+    expect(first).toEqual({ cookie: 'session=abc', stored: '42' });
+    const second = await pool.withPage(async (page) => {
+      await page.goto(`${origin}/isolation`);
+      return readState(page);
+    });
+    expect(second).toEqual({ cookie: '', stored: null });
+  });
+
+  it('runs at most browsers * pagesPerBrowser renders at once and queues the rest', async () => {
+    let running = 0;
+    let peak = 0;
+    const renders = [0, 1, 2, 3].map((n) =>
+      pool.withPage(async (page) => {
+        running++;
+        peak = Math.max(peak, running);
+        await page.setContent(`<p>${n}</p>`);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        running--;
+        return n;
+      }),
+    );
+    expect(await Promise.all(renders)).toEqual([0, 1, 2, 3]);
+    expect(peak).toBe(2);
+  });
+
+  it('refuses a render at once with unavailable and a Retry-After hint when the queue is full', async () => {
+    const gate = deferred();
+    const held = [0, 1, 2, 3].map(() => pool.withPage(() => gate.promise));
+    await until(() => pool.stats().queued === 2);
+    const refused = await pool.withPage(async () => 'ran').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PoolUnavailableError);
+    expect((refused as DomainError).code).toBe('unavailable');
+    expect((refused as PoolUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    gate.resolve();
+    await Promise.all(held);
+  });
+
+  it('refuses a queued render that waits longer than the queue timeout', async () => {
+    const gate = deferred();
+    const held = [0, 1].map(() => pool.withPage(() => gate.promise));
+    const waited = await pool.withPage(async () => 'ran', { queueTimeoutMs: 100 }).catch((error: unknown) => error);
+    expect(waited).toBeInstanceOf(PoolUnavailableError);
+    expect((waited as Error).message).toMatch(/within 100 ms/);
+    gate.resolve();
+    await Promise.all(held);
+  });
+
+  it('stops a render that outlives its timeout and frees its slot', async () => {
+    const late = await pool
+      .withPage((page) => page.evaluate(() => new Promise(() => {})), { timeoutMs: 200 })
+      .catch((error: unknown) => error);
+    expect(late).toBeInstanceOf(PoolUnavailableError);
+    expect((late as Error).message).toMatch(/within 200 ms/);
+    await until(() => pool.stats().inFlight === 0);
+  });
+
+  it('fails a render whose browser is killed, and serves the next render from a fresh browser', async () => {
+    let killed: number | undefined;
+    const crashed = await pool
+      .withPage(async (page) => {
+        killed = pidOf(page);
+        setTimeout(() => process.kill(killed as number, 'SIGKILL'), 50);
+        return page.evaluate(() => new Promise(() => {}));
+      })
+      .catch((error: unknown) => error);
+    expect(crashed).toBeInstanceOf(BrowserCrashedError);
+    expect((crashed as Error).message).toMatch(/crashed during the render/);
+
+    const { pid, text } = await pool.withPage(async (page) => {
+      await page.setContent('<p>alive</p>');
+      return { pid: pidOf(page), text: await page.$eval('p', (p) => p.textContent) };
+    });
+    expect(text).toBe('alive');
+    expect(pid).not.toBe(killed);
+    expect(pool.stats().crashes).toBe(1);
+  });
+
+  it('blocks subresources and redirects to private addresses on a guarded page', async () => {
+    const policy = createHostPolicy({ allowedPrivateHosts: [] });
+    hits.length = 0;
+    const failed = await pool.withPage(async (page) => {
+      await policy.guardPage(page);
+      const errors: string[] = [];
+      page.on('requestfailed', (request) => errors.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+      await page.setContent(
+        `<img src="${origin}/pixel.png"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`,
+        { waitUntil: 'load' },
+      );
+      return errors;
+    });
+    expect(hits).toEqual([]);
+    expect(failed).toEqual([expect.stringMatching(new RegExp(`^${origin}/pixel.png net::ERR_BLOCKED_BY_CLIENT`))]);
+
+    const allowLoopbackIp = createHostPolicy({ allowedPrivateHosts: ['127.0.0.1'] });
+    const redirected = await pool.withPage(async (page) => {
+      await allowLoopbackIp.guardPage(page);
+      const errors: string[] = [];
+      page.on('requestfailed', (request) => errors.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+      await page.setContent(`<img src="${origin}/pixel.png"><img src="${origin}/redirect">`, { waitUntil: 'load' });
+      return errors;
+    });
+    expect(hits.sort()).toEqual(['/pixel.png', '/redirect']);
+    expect(redirected).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.2:\d+\/redirected\.png net::ERR_BLOCKED_BY_CLIENT/)]);
+  });
+});
+
+describe('browser pool lifecycle', () => {
+  let pool: BrowserPool;
+
+  beforeAll(async () => {
+    pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, restartAfterRenders: 2, sparePages: 1, logger });
+    await pool.warmUp();
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('replaces a browser after its render quota, starting the new one before the old one stops', async () => {
+    const render = () => pool.withPage(async (page) => pidOf(page));
+    const first = await render();
+    expect(await render()).toBe(first);
+    await until(() => pool.stats().launching === 0 && pool.stats().restarts === 1);
+    expect(await render()).not.toBe(first);
+    await until(() => {
+      try {
+        process.kill(first as number, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(pool.stats().browsers).toBe(1);
+  });
+
+  it('reports a Chromium that cannot start as unavailable instead of queueing forever', async () => {
+    const broken = createBrowserPool({ executablePath: '/nonexistent/chromium', logger });
+    try {
+      await expect(broken.warmUp()).rejects.toThrow(/could not start Chromium/);
+      const refused = await broken.withPage(async () => 'ran').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(PoolUnavailableError);
+      expect((refused as Error).message).toMatch(/could not start Chromium/);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('refuses work once closed', async () => {
+    const closing = createBrowserPool({ logger });
+    await closing.close();
+    await expect(closing.withPage(async () => 'ran')).rejects.toBeInstanceOf(PoolUnavailableError);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, it } from 'vitest';
+import { renderDecider } from '../../domain/renders/render-decider.js';
+import type { RenderEvent, RenderRequested } from '../../domain/renders/render-events.js';
+import { deciderSpec } from '../support/decider-spec.js';
+
+const spec = deciderSpec(renderDecider);
+const now = '2026-01-02T03:04:05.000Z';
+
+const requestedData: RenderRequested['data'] = {
+  requestId: 'r1',
+  orgId: 'org-a',
+  request: { template: 't1' },
+  spec: {
+    templateId: 't1',
+    templateRevision: 1,
+    templateName: 'Card',
+    editor: 'html-editor',
+    format: 'png',
+    width: 100,
+    height: 50,
+    crop: null,
+    quality: 80,
+    scaleFactor: 1,
+    data: {},
+    waitTime: 0,
+    fileName: 'r1.png',
+    expires: null,
+    duration: null,
+    fps: null,
+  },
+  cacheKey: 'k',
+  credits: 1,
+  batchName: null,
+  metadata: null,
+  webhookUrl: null,
+  requestedAt: now,
+};
+const requested: RenderEvent = { type: 'RenderRequested', data: requestedData };
+const file = { storageKey: 'org-a/r1/r1.png', fileName: 'r1.png', contentType: 'image/png', bytes: 10, width: 100, height: 50 };
+const completed: RenderEvent = { type: 'RenderCompleted', data: { ...file, requestId: 'r1', cached: false, sourceRequestId: null, completedAt: now } };
+const failed: RenderEvent = { type: 'RenderFailed', data: { requestId: 'r1', reason: 'boom', failedAt: now } };
+const complete = { type: 'CompleteRender' as const, data: { ...file, requestId: 'r1', cached: false, sourceRequestId: null, now } };
+const fail = { type: 'FailRender' as const, data: { requestId: 'r1', reason: 'boom', now } };
+const remove = (orgId = 'org-a') => ({ type: 'DeleteResult' as const, data: { requestId: 'r1', orgId, now } });
+
+describe('RequestRender', () => {
+  it('records the whole request', () => spec.given([]).when({ type: 'RequestRender', data: requestedData }).then([requested]));
+  it('refuses a second request with the same id', () =>
+    spec.given([requested]).when({ type: 'RequestRender', data: requestedData }).thenThrows('conflict'));
+});
+
+describe('CompleteRender and FailRender', () => {
+  it('completes a pending render', () => spec.given([requested]).when(complete).then([completed]));
+  it('a retried completion records nothing more', () => spec.given([requested, completed]).when(complete).thenNothingHappens());
+  it('fails a pending render', () => spec.given([requested]).when(fail).then([failed]));
+  it('a failure after completion is ignored: the first outcome counts', () => spec.given([requested, completed]).when(fail).thenNothingHappens());
+  it('cannot complete an unknown render', () => spec.given([]).when(complete).thenThrows('not_found'));
+});
+
+describe('DeleteResult', () => {
+  const deleted: RenderEvent = { type: 'ResultDeleted', data: { requestId: 'r1', deletedAt: now } };
+  it('deletes a finished result', () => spec.given([requested, completed]).when(remove()).then([deleted]));
+  it('deletes a failed result', () => spec.given([requested, failed]).when(remove()).then([deleted]));
+  it('a pending render cannot be deleted yet', () => spec.given([requested]).when(remove()).thenThrows('conflict'));
+  it('another organization sees nothing to delete', () => spec.given([requested, completed]).when(remove('org-b')).thenThrows('not_found'));
+  it('a deleted result is gone', () => spec.given([requested, completed, deleted]).when(remove()).thenThrows('not_found'));
+});

@@ -1,0 +1,1 @@
+export { renderWorkflow } from './render.workflow.js';

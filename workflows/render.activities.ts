@@ -1,0 +1,34 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { RenderSteps } from '../application/renders/render-steps.js';
+import type { StoredFile } from '../domain/renders/render-events.js';
+import { DomainError, type ErrorCode } from '../domain/shared/errors.js';
+
+/** Retrying these cannot help: the request itself is the problem. */
+const FINAL: ReadonlySet<ErrorCode> = new Set(['validation', 'payment_required', 'forbidden', 'not_found']);
+
+/** Domain errors cross into the workflow as typed failures it can tell apart; others stay retryable. */
+const translated = async <T>(step: () => Promise<T>): Promise<T> => {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof DomainError) {
+      throw ApplicationFailure.create({ type: error.code, message: error.message, details: [...error.details], nonRetryable: FINAL.has(error.code) });
+    }
+    throw error;
+  }
+};
+
+export interface RenderRef {
+  readonly requestId: string;
+}
+
+export const createRenderActivities = (steps: RenderSteps) => ({
+  chargeCredits: ({ requestId }: RenderRef) => translated(() => steps.charge(requestId)),
+  refundCredits: ({ requestId }: RenderRef) => translated(() => steps.refund(requestId)),
+  produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produce(requestId)),
+  recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),
+  recordFailure: ({ requestId, reason }: RenderRef & { reason: string }) => translated(() => steps.fail(requestId, reason)),
+  deliverWebhook: ({ requestId }: RenderRef) => translated(() => steps.deliverWebhook(requestId)),
+});
+
+export type RenderActivities = ReturnType<typeof createRenderActivities>;
