@@ -99,6 +99,10 @@ ensure_temporal_cli() {
   if command -v temporal >/dev/null 2>&1; then
     return
   fi
+  # Go's own installer puts it here, outside the default PATH of non-login shells.
+  if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+    PATH="/usr/local/go/bin:$PATH"
+  fi
   if ! command -v go >/dev/null 2>&1; then
     if [ -x "${HOME}/go/bin/temporal" ]; then
       return

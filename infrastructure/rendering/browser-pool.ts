@@ -21,6 +21,11 @@ export interface BrowserPoolOptions {
   /** Graceful close waits this long for renders in flight before killing the browsers. */
   closeTimeoutMs?: number;
   extraArgs?: readonly string[];
+  /**
+   * Runs on every fresh page before a render gets it, for spare pages ahead of time: per-page setup
+   * every render needs (the network guard, say) then costs renders nothing.
+   */
+  preparePage?: (page: Page) => Promise<void>;
   logger: Logger;
 }
 
@@ -260,7 +265,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const lane = (async () => {
       const context = await entry.browser.createBrowserContext();
       try {
-        return { context, page: await context.newPage() };
+        const page = await context.newPage();
+        await options.preparePage?.(page);
+        return { context, page };
       } catch (error) {
         await context.close().catch(() => {});
         throw error;

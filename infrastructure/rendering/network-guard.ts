@@ -92,6 +92,9 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
     else allowedNames.add(entry.replace(/\.$/, ''));
   }
 
+  // Guarding twice would resolve every request twice; a pool may guard a page before the renderer does.
+  const guarded = new WeakSet<Page>();
+
   const isAllowedAddress = (text: string): boolean => {
     const address = parseIp(text);
     return address !== undefined && allowedRanges.some((range) => matches(address, range));
@@ -131,6 +134,8 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   }
 
   async function guardPage(page: Page): Promise<void> {
+    if (guarded.has(page)) return;
+    guarded.add(page);
     // A page asks for the same few hosts over and over; one lookup per host per page is enough.
     const verdicts = new Map<string, Promise<boolean>>();
     const verdict = (url: URL): Promise<boolean> => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
@@ -117,9 +117,9 @@ async function launch(options: {
   }
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not spawn ${binary}`);
-  // The server must not keep this process alive by itself; its owner decides when to stop.
+  // Neither the server nor the watchdog's pipe may keep this process alive; its owner decides when to stop.
   child.unref();
-  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  (child.stdin as Socket | null)?.unref();
 
   let exited = false;
   let stopping = false;
