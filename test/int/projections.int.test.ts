@@ -25,16 +25,22 @@ import { createTestDatabase } from '../support/database.js';
 
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
-/** Every table a projection writes, with the order that makes a dump deterministic. */
-const READ_MODEL_TABLES = {
-  templates: 'id',
-  accounts: 'org_id',
-  api_keys: 'id',
-  projection_checkpoints: 'name',
-} as const;
-type ReadModelTable = keyof typeof READ_MODEL_TABLES;
+/** Tables that hold events or bookkeeping rather than projected rows. */
+const NOT_READ_MODELS = ['events', 'mikro_orm_migrations'];
+/** Tables a test creates for its own bookkeeping. */
+const TEST_TABLE_PREFIX = 'spec_';
+
 type Row = Record<string, unknown>;
-type Dump = Record<ReadModelTable, Row[]>;
+type Dump = Record<string, Row[]>;
+
+/** Every table the migrations created for projections (templates, accounts, api_keys, checkpoints, ...). */
+const readModelTables = async (sql: pg.Pool): Promise<string[]> =>
+  (
+    await sql.query<{ tablename: string }>(
+      "select tablename from pg_tables where schemaname = 'public' and tablename <> all($1) and tablename not like $2 order by tablename",
+      [NOT_READ_MODELS, `${TEST_TABLE_PREFIX}%`],
+    )
+  ).rows.map((row) => row.tablename);
 
 /** One database with its event store, read models and a raw connection pool for assertions. */
 interface Store {
@@ -63,16 +69,17 @@ const openStore = async (url?: string): Promise<Store> => {
   };
 };
 
+/** All read-model rows, each table ordered by whole rows so two dumps compare regardless of insertion order. */
 const dump = async (sql: pg.Pool): Promise<Dump> => {
-  const result = {} as Dump;
-  for (const [table, key] of Object.entries(READ_MODEL_TABLES) as [ReadModelTable, string][]) {
-    result[table] = (await sql.query(`select * from ${table} order by ${key}`)).rows;
+  const result: Dump = {};
+  for (const table of await readModelTables(sql)) {
+    result[table] = (await sql.query(`select * from ${table} t order by t::text`)).rows;
   }
   return result;
 };
 
 const truncateReadModels = async (sql: pg.Pool) => {
-  await sql.query(`truncate ${Object.keys(READ_MODEL_TABLES).join(', ')}`);
+  await sql.query(`truncate ${(await readModelTables(sql)).join(', ')}`);
 };
 
 const lastPosition = async (sql: pg.Pool): Promise<number> =>
@@ -178,8 +185,9 @@ const projectionSpec = (store: Store, projections: ProjectionSet) => (orgId: str
     const position = await appendAll(store.eventStore, orgId, events);
     expect(await projections.waitFor(position, 10_000)).toBe(true);
   };
-  const rowsOf = async (table: Exclude<ReadModelTable, 'projection_checkpoints'>) =>
-    (await store.sql.query(`select * from ${table} where org_id = $1 order by ${READ_MODEL_TABLES[table]}`, [orgId])).rows;
+  const keyOf = { templates: 'id', accounts: 'org_id', api_keys: 'id' } as const;
+  const rowsOf = async (table: keyof typeof keyOf) =>
+    (await store.sql.query(`select * from ${table} where org_id = $1 order by ${keyOf[table]}`, [orgId])).rows;
 
   return {
     given: (...given: StreamEvent[]) => ({
