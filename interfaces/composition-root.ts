@@ -21,6 +21,20 @@ import { createResultLinks } from '../infrastructure/storage/signed-links.js';
 import { loadSigningSecret } from '../infrastructure/storage/signing-secret.js';
 import { systemClock, uuidV7Ids } from '../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../infrastructure/templates/mustache-merge-fields.js';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { RenderOrchestrator } from '../application/ports/render-orchestrator.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { createRenderService } from '../application/renders/render-service.js';
+import { createRenderSteps } from '../application/renders/render-steps.js';
+import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
+import { createChromiumRenderEngine } from '../infrastructure/rendering/chromium-render-engine.js';
+import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
+import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
+import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
+import { startTemporalWorker } from '../infrastructure/temporal/temporal-worker.js';
+import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
+import { createFetchWebhookSender } from '../infrastructure/webhooks/fetch-webhook-sender.js';
+import { createRenderActivities } from '../workflows/render.activities.js';
 import type { AppServices, HealthReport } from './http/app-services.js';
 
 export interface Runtime {
@@ -34,9 +48,22 @@ export interface Runtime {
 }
 
 export interface RuntimeOptions {
-  /** The API process follows the log; one-shot CLI commands only append and leave projecting to it. */
+  /** Follow the event log into the read models (the API process, and CLI commands that read them). */
   readonly runProjections: boolean;
+  /**
+   * 'worker': connect to Temporal and render in this process (npm start, npm run worker);
+   * 'client': start renders, leave the work to workers elsewhere; 'off': no Temporal at all (admin CLI).
+   */
+  readonly rendering: 'worker' | 'client' | 'off';
+  /** A pre-built workflow bundle; tests build one per run instead of one per worker. */
+  readonly workflowBundle?: WorkflowBundleWithSourceMap;
 }
+
+/** Administrative processes never render; if one is asked to, it says so instead of hanging. */
+const renderingDisabled: RenderOrchestrator = {
+  start: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
+  waitForOutcome: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
+};
 
 /** The one place where adapters meet ports (emmett's composition root). */
 export const createRuntime = async (config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> => {
@@ -80,6 +107,55 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     const usage = createUsageService({ accounts: createAccountReadModel(orm), clock: systemClock });
     const fonts = createFontconfigCatalog();
 
+    const temporal =
+      options.rendering === 'off'
+        ? null
+        : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
+    if (temporal) closers.push(() => temporal.close());
+    const hostPolicy = createHostPolicy({ allowedPrivateHosts: config.ALLOWED_PRIVATE_HOSTS });
+    if (temporal && options.rendering === 'worker') {
+      const pool = createBrowserPool({
+        executablePath: config.CHROMIUM_PATH,
+        browsers: config.BROWSERS,
+        pagesPerBrowser: config.PAGES_PER_BROWSER,
+        maxQueue: config.RENDER_QUEUE_MAX,
+        preparePage: (page) => hostPolicy.guardPage(page),
+        logger,
+      });
+      closers.push(() => pool.close());
+      await pool.warmUp();
+      const steps = createRenderSteps({
+        ...commandDeps,
+        storage,
+        links,
+        engine: createChromiumRenderEngine({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS }),
+        merger: mustacheMerger,
+        webhooks: createFetchWebhookSender(hostPolicy),
+      });
+      const worker = await startTemporalWorker({
+        address: temporal.address,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        activities: createRenderActivities(steps),
+        workflowBundle: options.workflowBundle,
+        maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER * 2,
+      });
+      closers.push(() => worker.stop());
+    }
+    const renders = createRenderService({
+      ...commandDeps,
+      templates: createTemplateReadModel(orm),
+      results: createResultReadModel(orm),
+      accounts: createAccountReadModel(orm),
+      orchestrator: temporal
+        ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE })
+        : renderingDisabled,
+      links,
+      storage,
+      syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS,
+      maxPendingSyncRenders: config.MAX_PENDING_SYNC_RENDERS,
+    });
+
     const health = async (): Promise<HealthReport> => {
       const checks: HealthReport['checks'] = {};
       const probe = async (name: string, check: () => Promise<unknown>) => {
@@ -96,7 +172,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       return { ok: Object.values(checks).every((check) => check.ok), checks };
     };
 
-    return { config, logger, eventStore, orm, projections, services: { templates, accounts, results, usage, fonts, health }, close };
+    return { config, logger, eventStore, orm, projections, services: { templates, accounts, results, usage, fonts, renders, health }, close };
   } catch (error) {
     await close();
     throw error;

@@ -9,7 +9,7 @@ export const ormConfig = (clientUrl: string) => ({
   clientUrl,
   entities: readModelEntities,
   extensions: [Migrator],
-  migrations: { path: migrationsPath, pathTs: migrationsPath, glob: '!(*.d).{js,ts}', transactional: true, snapshot: false },
+  migrations: { path: migrationsPath, pathTs: migrationsPath, glob: '!(*.d).{js,ts}', transactional: true, snapshot: false, silent: true },
   // Read models are rebuilt from events, so a projection never needs lazy loading or an identity map across calls.
   allowGlobalContext: false,
   debug: false,

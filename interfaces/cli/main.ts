@@ -24,7 +24,7 @@ const parseCount = (value: string): number => {
 const withRuntime = <Options>(action: (runtime: Runtime, options: Options) => Promise<void>) =>
   async (options: Options) => {
     const config = loadConfig();
-    const runtime = await createRuntime(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { runProjections: true });
+    const runtime = await createRuntime(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { runProjections: true, rendering: 'off' });
     try {
       await action(runtime, options);
     } finally {

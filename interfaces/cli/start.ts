@@ -8,7 +8,7 @@ import { bootstrapApiKey } from './bootstrap.js';
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 
-const runtime = await createRuntime(config, logger, { runProjections: true });
+const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
 const { key, orgId } = await bootstrapApiKey(runtime.services.accounts, config.BOOTSTRAP_API_KEY);
 const app = createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT });
 const server = await listen(app, config.PORT, config.HOST);

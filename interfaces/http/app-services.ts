@@ -2,6 +2,7 @@ import type { AccountService } from '../../application/accounts/account-service.
 import type { UsageService } from '../../application/accounts/usage-service.js';
 import type { FontCatalog } from '../../application/ports/font-catalog.js';
 import type { ResultService } from '../../application/results/result-service.js';
+import type { RenderService } from '../../application/renders/render-service.js';
 import type { TemplateService } from '../../application/templates/template-service.js';
 
 export interface HealthReport {
@@ -16,5 +17,6 @@ export interface AppServices {
   readonly results: ResultService;
   readonly usage: UsageService;
   readonly fonts: FontCatalog;
+  readonly renders: RenderService;
   health(): Promise<HealthReport>;
 }

@@ -10,6 +10,7 @@ import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
 import { filesRouter } from './files-router.js';
 import { openApiDocument } from './openapi.js';
+import { imageRouter, renderRouter } from './render-router.js';
 import { resultsRouter } from './results-router.js';
 import { templatesRouter } from './templates-router.js';
 
@@ -62,7 +63,8 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   mountTrpc(app, services);
   // Result hrefs are handed to people and browsers without the API key: the link is the credential.
   app.use(filesRouter(services));
-  app.use('/api', apiKeyAuth(services), templatesRouter(services), resultsRouter(services), accountRouter(services));
+  app.use(imageRouter(services));
+  app.use('/api', apiKeyAuth(services), templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

@@ -23,7 +23,7 @@ const jsonAnswer = ({ requestId, href, cached, status }: RenderAnswer) => ({
 
 export const renderRouter = (services: AppServices): Router => {
   const router = Router();
-  router.post('/api/v2/render', apiKeyAuth(services), async (req, res) => {
+  router.post('/v2/render', async (req, res) => {
     const { output } = parseInput(RenderQuery, req.query, 'query');
     const answer = await services.renders.render(contextOf(res), parseInput(RenderBody, req.body, 'body'));
     if (answer.status === 'pending') return void res.status(202).json(jsonAnswer(answer));

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
 import { handleCommand } from '../../application/shared/command-handler.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
@@ -57,6 +57,7 @@ let dataDir: string;
 let apiKey: string;
 let sql: pg.Pool;
 let eventStore: EventStore;
+const taskQueue = `crash-test-${randomBytes(6).toString('hex')}`;
 
 /** Starts `node --import tsx interfaces/cli/start.ts` as a real child process and waits for /healthz 200. */
 const startService = async (): Promise<Service> => {
@@ -76,6 +77,9 @@ const startService = async (): Promise<Service> => {
       LOG_LEVEL: 'warn',
       // Events in the same PostgreSQL the test appends to, not an EventStoreDB the environment may name.
       EVENTSTORE_URL: '',
+      // The run's Temporal server, so each start does not launch a dev server of its own.
+      TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
+      TEMPORAL_TASK_QUEUE: taskQueue,
     },
   });
   children.add(child);

@@ -426,8 +426,8 @@ describe('read-your-writes through the application services', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-ryw-'));
     const databaseUrl = await createTestDatabase();
-    // Wired by the composition root exactly as the service is.
-    runtime = await createRuntime(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), logger, { runProjections: true });
+    // Wired by the composition root exactly as the service is (rendering, which needs Temporal, aside).
+    runtime = await createRuntime(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), logger, { runProjections: true, rendering: 'off' });
     sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   });
   afterAll(async () => {
@@ -514,6 +514,11 @@ const scriptedHistory = (): { orgId: string; events: StreamEvent[] }[] => {
       );
     }
     if (orgIndex === 1) events.push(onAccount(orgId, { type: 'ApiKeyRevoked', data: { keyId: `${orgId}-key-0`, revokedAt: at(20) } }));
+    // Usage counters are increments, the kind of update a replay gets wrong if it is not exact.
+    for (let charge = 1; charge <= 3; charge++) {
+      events.push(onAccount(orgId, { type: 'CreditsCharged', data: { requestId: `${orgId}-render-${charge}`, amount: charge * 10, chargedAt: at(20 + charge) } }));
+    }
+    events.push(onAccount(orgId, { type: 'CreditsRefunded', data: { requestId: `${orgId}-render-2`, amount: 20, refundedAt: at(25) } }));
     const templateIds = [0, 1, 2, 3].map((index) => `${orgId}-tpl-${index}`);
     for (const [index, templateId] of templateIds.entries()) {
       events.push(templateCreated(templateId, orgId, { name: `T${index}`, tags: [`t${index}`], editor: index === 3 ? 'canvas-html' : 'html-editor', outputFormat: index === 3 ? 'webm' : 'jpeg', recordDuration: index === 3 ? 5000 : null, fps: index === 3 ? 30 : null, createdAt: at(30 + index) }));
@@ -562,16 +567,21 @@ describe('rebuild from position 0', () => {
     const projectedLive = await dump(store.sql);
 
     // The history was really projected: 3 accounts, 6 keys (1 revoked), 12 templates (3 deleted).
-    expect(projectedLive.accounts).toHaveLength(3);
-    expect(projectedLive.api_keys).toHaveLength(6);
-    expect(projectedLive.api_keys.filter((row) => row.revoked)).toHaveLength(1);
-    expect(projectedLive.templates).toHaveLength(12);
-    expect(projectedLive.templates.filter((row) => row.deleted)).toHaveLength(3);
-    expect(projectedLive.templates.filter((row) => row.html !== null)).toHaveLength(9);
-    expect(projectedLive.projection_checkpoints).toEqual(
+    const { accounts = [], api_keys: keys = [], templates = [], projection_checkpoints: checkpoints } = projectedLive;
+    expect(accounts).toHaveLength(3);
+    expect(keys).toHaveLength(6);
+    expect(keys.filter((row) => row.revoked)).toHaveLength(1);
+    expect(templates).toHaveLength(12);
+    expect(templates.filter((row) => row.deleted)).toHaveLength(3);
+    expect(templates.filter((row) => row.html !== null)).toHaveLength(9);
+    // 10 + 20 + 30 charged, 20 refunded.
+    expect(accounts.map((row) => row.credits_used)).toEqual([40, 40, 40]);
+    expect(checkpoints).toEqual(
       allProjections.map((projection) => ({ name: projection.name, position: String(end) })).sort((a, b) => a.name.localeCompare(b.name)),
     );
 
+    // Whatever tables later migrations add are part of the dump too.
+    expect(Object.keys(projectedLive)).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'projection_checkpoints', 'templates']));
     await truncateReadModels(store.sql);
     const emptied = await dump(store.sql);
     expect(Object.values(emptied).every((rows) => rows.length === 0)).toBe(true);
@@ -592,7 +602,7 @@ describe('rebuild from position 0', () => {
 
   it('a restarted projection set resumes from its checkpoint and applies nothing twice', async () => {
     const before = await dump(store.sql);
-    expect(before.templates.length).toBeGreaterThan(0);
+    expect(before.templates?.length ?? 0).toBeGreaterThan(0);
     const applied: number[] = [];
     const counting: Projection = { name: 'templates', apply: async (em, event) => void applied.push(event.position) };
     const resumed = createProjectionSet({ orm: store.orm, eventStore: store.eventStore, logger }, [counting]);
@@ -605,7 +615,7 @@ describe('rebuild from position 0', () => {
 });
 
 describe('two service instances projecting the same database at once', () => {
-  const APPLIED_TABLE = 'spec_projection_applications';
+  const APPLIED_TABLE = `${TEST_TABLE_PREFIX}projection_applications`;
   let databaseUrl: string;
   let instances: { store: Store; projections: ProjectionSet }[] = [];
 
@@ -656,19 +666,25 @@ describe('two service instances projecting the same database at once', () => {
 
     // Both instances write at the same time; each of their subscriptions sees every event.
     const templatesPerWriter = 12;
+    const chargesPerWriter = 10;
     const writer = async ({ store }: { store: Store }, label: string) => {
       const orgId = `${label}-${randomUUID()}`;
       await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'AccountOpened', data: { orgId, name: label, plan: plan(), openedAt: at(0) } })]);
-      await Promise.all(
-        Array.from({ length: templatesPerWriter }, async (_, index) => {
-          const templateId = `${label}-${index}-${randomUUID()}`;
-          await appendAll(store.eventStore, orgId, [
-            templateCreated(templateId, orgId, { name: `${label} ${index}` }),
-            onTemplate(templateId, { type: 'TemplateUpdated', data: { templateId, changes: { width: 10 + index }, updatedAt: at(1) } }),
-            onTemplate(templateId, { type: 'TemplateUpdated', data: { templateId, changes: { height: 20 + index }, updatedAt: at(2) } }),
-          ]);
-        }),
+      // Charges increment a counter: applied twice, the sum would show it.
+      const charges = Array.from({ length: chargesPerWriter }, (_, index) =>
+        appendAll(store.eventStore, orgId, [
+          onAccount(orgId, { type: 'CreditsCharged', data: { requestId: `${label}-${index}`, amount: index + 1, chargedAt: at(index) } }),
+        ]),
       );
+      const templates = Array.from({ length: templatesPerWriter }, (_, index) => {
+        const templateId = `${label}-${index}-${randomUUID()}`;
+        return appendAll(store.eventStore, orgId, [
+          templateCreated(templateId, orgId, { name: `${label} ${index}` }),
+          onTemplate(templateId, { type: 'TemplateUpdated', data: { templateId, changes: { width: 10 + index }, updatedAt: at(1) } }),
+          onTemplate(templateId, { type: 'TemplateUpdated', data: { templateId, changes: { height: 20 + index }, updatedAt: at(2) } }),
+        ]);
+      });
+      await Promise.all([...charges, ...templates]);
     };
     await Promise.all([writer(first, 'a'), writer(second, 'b')]);
     const end = await lastPosition(first.store.sql);
@@ -679,7 +695,7 @@ describe('two service instances projecting the same database at once', () => {
     expect(instances.map(({ projections }) => projections.isLive())).toEqual([true, true]);
 
     const eventCount = Number((await first.store.sql.query<{ count: string }>('select count(*) from events')).rows[0]?.count);
-    expect(eventCount).toBe(2 * (1 + 3 * templatesPerWriter));
+    expect(eventCount).toBe(2 * (1 + chargesPerWriter + 3 * templatesPerWriter));
     const applications = (await first.store.sql.query<{ position: string; instance: string }>(`select position, instance from ${APPLIED_TABLE} order by seq`)).rows;
     const positions = applications.map((row) => Number(row.position));
     // Once each: as many applications as events, no position twice, and in log order.
@@ -695,7 +711,8 @@ describe('two service instances projecting the same database at once', () => {
       const index = Number(row.name.split(' ')[1]);
       expect(row).toMatchObject({ width: 10 + index, height: 20 + index, revision: 2 });
     }
-    expect((await first.store.sql.query('select org_id from accounts')).rows).toHaveLength(2);
+    // 1 + 2 + ... + 10 per account, not a multiple of it.
+    expect((await first.store.sql.query('select credits_used from accounts')).rows).toEqual([{ credits_used: 55 }, { credits_used: 55 }]);
 
     for (const name of [...allProjections.map((projection) => projection.name), 'spec-counting']) {
       const seen = samples.get(name) ?? [];
@@ -713,8 +730,10 @@ describe('two service instances projecting the same database at once', () => {
     await alone.start();
     await alone.stop();
     const rebuilt = await dump(first.store.sql);
-    expect(rebuilt.templates).toEqual(together.templates);
-    expect(rebuilt.accounts).toEqual(together.accounts);
-    expect(rebuilt.api_keys).toEqual(together.api_keys);
+    const { projection_checkpoints: rebuiltCheckpoints, ...rebuiltRows } = rebuilt;
+    const { projection_checkpoints: togetherCheckpoints, ...togetherRows } = together;
+    expect(rebuiltRows).toEqual(togetherRows);
+    // The counting projection is not part of the rebuild; every real one ends at the same place.
+    expect(rebuiltCheckpoints).toEqual(togetherCheckpoints?.filter((row) => row.name !== 'spec-counting'));
   });
 });

@@ -2,12 +2,16 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../../infrastructure/postgres/embedded-postgres.js';
+import { startTemporalDevServer } from '../../infrastructure/temporal/dev-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Admin URL of the PostgreSQL server tests create their databases on; absent in unit-only runs. */
     databaseAdminUrl?: string;
+    /** host:port of the run's Temporal server; e2e runs only. */
+    temporalAddress?: string;
   }
 }
 
@@ -19,19 +23,39 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const selectedTiers = project.vitest.projects.map((selected) => selected.name);
   if (selectedTiers.every((name) => name === 'unit')) return;
 
-  const given = process.env.TEST_DATABASE_URL;
-  if (given) {
-    project.provide('databaseAdminUrl', given);
-    return;
-  }
-
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-test-'));
   // The server may run as user postgres, which must be able to enter this folder.
   await chmod(dataDir, 0o755);
-  const server = await startEmbeddedPostgres({ dataDir });
-  project.provide('databaseAdminUrl', server.url);
-  return async () => {
-    await server.stop();
+  const stops: (() => Promise<void>)[] = [];
+  const teardown = async () => {
+    for (const stop of stops.reverse()) await stop();
     await rm(dataDir, { recursive: true, force: true });
   };
+
+  try {
+    const givenDatabase = process.env.TEST_DATABASE_URL;
+    if (givenDatabase) {
+      project.provide('databaseAdminUrl', givenDatabase);
+    } else {
+      const server = await startEmbeddedPostgres({ dataDir });
+      stops.push(() => server.stop());
+      project.provide('databaseAdminUrl', server.url);
+    }
+
+    // Only the end-to-end tier renders; each test app polls a task queue of its own on this server.
+    if (selectedTiers.includes('e2e')) {
+      const givenTemporal = process.env.TEST_TEMPORAL_ADDRESS;
+      if (givenTemporal) {
+        project.provide('temporalAddress', givenTemporal);
+      } else {
+        const temporal = await startTemporalDevServer({ dataDir, logger: pino({ level: 'warn' }) });
+        stops.push(() => temporal.stop());
+        project.provide('temporalAddress', temporal.address);
+      }
+    }
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
 }

@@ -7,6 +7,9 @@ import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
 import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen } from '../../interfaces/rest/http-server.js';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
 import { createTestDatabase } from './database.js';
 
 export interface TestApp {
@@ -20,8 +23,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  readonly env?: Record<string, string>;
+  /** 'worker' renders for real: the run's Temporal server, Chromium, a task queue of this app's own. */
+  readonly rendering?: 'off' | 'worker';
+}
+
+let workflowBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
 /** The whole service on a fresh database and a free port, driven over real HTTP. */
-export const startTestApp = async (env: Record<string, string> = {}): Promise<TestApp> => {
+export const startTestApp = async ({ env = {}, rendering = 'off' }: TestAppOptions = {}): Promise<TestApp> => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-e2e-'));
   const apiKey = `rk_test_${randomBytes(16).toString('hex')}`;
   const config = loadConfig({
@@ -30,10 +41,17 @@ export const startTestApp = async (env: Record<string, string> = {}): Promise<Te
     PORT: '0',
     HOST: '127.0.0.1',
     BOOTSTRAP_API_KEY: apiKey,
+    TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
+    TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
     ...env,
   });
+  if (rendering === 'worker') workflowBundle ??= bundleWorkflows();
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const runtime = await createRuntime(config, logger, { runProjections: true });
+  const runtime = await createRuntime(config, logger, {
+    runProjections: true,
+    rendering,
+    workflowBundle: rendering === 'worker' ? await workflowBundle : undefined,
+  });
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT }), 0, '127.0.0.1');
 
