@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 
 const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
@@ -30,7 +30,17 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+let runtimeInstalled = false;
+
+/** The SDK logs every worker state change at INFO; the service's own logs say what matters. */
+const installQuietRuntime = () => {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+};
+
 export const startTemporalWorker = async (options: TemporalWorkerOptions): Promise<RunningWorker> => {
+  installQuietRuntime();
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,

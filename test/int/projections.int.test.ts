@@ -604,7 +604,7 @@ describe('rebuild from position 0', () => {
     const before = await dump(store.sql);
     expect(before.templates?.length ?? 0).toBeGreaterThan(0);
     const applied: number[] = [];
-    const counting: Projection = { name: 'templates', apply: async (em, event) => void applied.push(event.position) };
+    const counting: Projection = { name: 'templates', apply: async (_em, event) => void applied.push(event.position) };
     const resumed = createProjectionSet({ orm: store.orm, eventStore: store.eventStore, logger }, [counting]);
     await resumed.start();
     await resumed.stop();
