@@ -120,6 +120,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         pagesPerBrowser: config.PAGES_PER_BROWSER,
         maxQueue: config.RENDER_QUEUE_MAX,
         preparePage: (page) => hostPolicy.guardPage(page),
+        extraArgs: config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : [],
         logger,
       });
       closers.push(() => pool.close());

@@ -29,6 +29,8 @@ const ConfigSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('renders'),
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  /** Containers under Docker's default seccomp profile cannot use Chromium's sandbox; isolation comes from the container then. */
+  CHROMIUM_NO_SANDBOX: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   BROWSERS: z.coerce.number().int().min(1).max(16).default(1),
   PAGES_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
   RENDER_QUEUE_MAX: z.coerce.number().int().min(0).default(32),

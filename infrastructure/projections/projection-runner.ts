@@ -74,30 +74,55 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
 
   const fromPosition = () => (applied === NOTHING_APPLIED ? null : applied);
 
+  const catchUp = async () => {
+    for (;;) {
+      const page = await eventStore.readAll({ after: fromPosition(), limit: batchSize });
+      if (page.length === 0) return;
+      await applyBatch(page);
+    }
+  };
+
+  let stopped = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Follows the log live. A failed event (a deadlock, a dropped connection) ends the subscription;
+   * the runner then resubscribes from its checkpoint with backoff, so one bad moment never stops
+   * the read models for good, and nothing is skipped because the checkpoint did not move.
+   */
+  const follow = (attempt = 0) => {
+    const current = eventStore.subscribeToAll(fromPosition(), async (event) => {
+      await applyBatch([event]);
+      attempt = 0;
+    });
+    subscription = current;
+    live = true;
+    const resubscribe = (error?: unknown) => {
+      if (stopped || subscription !== current) return;
+      live = false;
+      const delay = Math.min(30_000, 250 * 2 ** attempt);
+      log.error({ err: error, retryInMs: delay }, 'projection subscription ended; resubscribing from the checkpoint');
+      retryTimer = setTimeout(() => {
+        void current.stop().finally(() => {
+          if (!stopped) follow(attempt + 1);
+        });
+      }, delay);
+    };
+    current.done.then(() => resubscribe(), resubscribe);
+  };
+
   return {
     name: projection.name,
     async start() {
+      stopped = false;
       advanceTo(await loadCheckpoint());
-      for (;;) {
-        const page = await eventStore.readAll({ after: fromPosition(), limit: batchSize });
-        if (page.length === 0) break;
-        await applyBatch(page);
-      }
-      subscription = eventStore.subscribeToAll(fromPosition(), (event) => applyBatch([event]));
-      subscription.done.then(
-        () => {
-          if (live) log.error('projection subscription ended; read models will lag until restart');
-          live = false;
-        },
-        (error: unknown) => {
-          log.error({ err: error }, 'projection subscription failed');
-          live = false;
-        },
-      );
-      live = true;
+      await catchUp();
+      follow();
       log.info({ position: applied }, 'projection caught up');
     },
     async stop() {
+      stopped = true;
+      clearTimeout(retryTimer);
       live = false;
       await subscription?.stop();
       subscription = null;

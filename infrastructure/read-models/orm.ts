@@ -1,6 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { readModelEntities } from './entities.js';
 
 const migrationsPath = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -15,9 +16,22 @@ export const ormConfig = (clientUrl: string) => ({
   debug: false,
 });
 
-/** Connects and applies pending migrations: the schema is always current when the service starts. */
+/** Any constant: it only has to be the same for every process migrating this database. */
+const MIGRATION_LOCK = 72_201_911;
+
+/**
+ * Connects and applies pending migrations, so the schema is always current when the service starts.
+ * API and workers start together in production: a session lock lets one migrate while the others wait.
+ */
 export const openReadModels = async (clientUrl: string): Promise<MikroORM> => {
   const orm = await MikroORM.init(ormConfig(clientUrl));
-  await orm.migrator.up();
+  const lock = new pg.Client({ connectionString: clientUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await orm.migrator.up();
+  } finally {
+    await lock.end();
+  }
   return orm;
 };

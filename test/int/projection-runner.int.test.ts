@@ -1,0 +1,63 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { EventStore } from '../../application/ports/event-store.js';
+import { createLogger } from '../../infrastructure/config/logger.js';
+import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
+import type { Projection } from '../../infrastructure/projections/projection.js';
+import { createProjectionRunner } from '../../infrastructure/projections/projection-runner.js';
+import { openReadModels } from '../../infrastructure/read-models/orm.js';
+import { createTestDatabase } from '../support/database.js';
+
+let eventStore: EventStore;
+let orm: MikroORM;
+
+beforeAll(async () => {
+  const url = await createTestDatabase();
+  eventStore = await createPostgresEventStore({ connectionString: url });
+  orm = await openReadModels(url);
+});
+afterAll(async () => {
+  await eventStore?.close();
+  await orm?.close();
+});
+
+const envelope = (n: number) => ({
+  type: 'Noted',
+  data: { n },
+  metadata: { eventId: `e-${n}-${Date.now()}`, schemaVersion: 1, occurredAt: new Date().toISOString(), orgId: 'o', actor: 'system', correlationId: 'c', causationId: 'c' },
+});
+
+it('recovers from a failing event: resubscribes from the checkpoint and loses nothing', async () => {
+  const seen: number[] = [];
+  let failures = 1;
+  const flaky: Projection = {
+    name: `flaky-${Date.now()}`,
+    async apply(_em, event) {
+      const { n } = event.data as { n: number };
+      if (n === 2 && failures-- > 0) throw new Error('transient failure');
+      seen.push(n);
+    },
+  };
+  const runner = createProjectionRunner({ orm, eventStore, projection: flaky, logger: createLogger('silent') });
+  await runner.start();
+  try {
+    await eventStore.append('notes-1', [envelope(1)], 'no-stream');
+    await eventStore.append('notes-1', [envelope(2)], 0);
+    const last = await eventStore.append('notes-1', [envelope(3)], 1);
+    expect(await runner.waitFor(last.position, 20_000)).toBe(true);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(runner.isLive()).toBe(true);
+  } finally {
+    await runner.stop();
+  }
+});
+
+it('lets concurrent processes migrate the same fresh database', async () => {
+  const url = await createTestDatabase();
+  const orms = await Promise.all([openReadModels(url), openReadModels(url), openReadModels(url)]);
+  const applied = (await orms[0]!.em.getConnection().execute('select name from mikro_orm_migrations')) as { name: string }[];
+  await Promise.all(orms.map((opened) => opened.close()));
+  // Each migration ran exactly once although three processes raced to apply it.
+  expect(applied.length).toBe(new Set(applied.map((row) => row.name)).size);
+  expect(applied.length).toBeGreaterThanOrEqual(2);
+});
