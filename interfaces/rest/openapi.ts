@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { ErrorBody, IdParam } from '../schemas/common.js';
+import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
 import { FileParams, FileQuery, Font, ListResultsQuery, ResultDetail, ResultIdParam, ResultPage, Usage } from '../schemas/result-schemas.js';
 import {
   CreateTemplateBody,
@@ -65,6 +66,21 @@ const paths: ZodOpenApiPathsObject = {
   '/api/v2/results/{identifier}': {
     get: operation('Read a render result (poll it for video renders)', 'The result', ResultDetail, { requestParams: { path: ResultIdParam } }),
     delete: operation('Delete a render result and its file', 'Deleted', null, { requestParams: { path: ResultIdParam } }),
+  },
+  '/api/v2/render': {
+    post: operation('Render a template', 'requestId and href; with output=image the image itself; 202 for video', RenderResponse, {
+      requestParams: { query: RenderQuery },
+      requestBody: json(RenderBody),
+    }),
+  },
+  '/img/{templateId}.jpg': {
+    get: {
+      summary: 'Render a template as JPEG from query values (apiKey in the query)',
+      requestParams: { path: z.object({ templateId: z.string() }) },
+      parameters: [{ in: 'query', name: 'apiKey', required: true, schema: { type: 'string' } }],
+      security: [],
+      responses: { '200': { description: 'The image', content: { 'image/jpeg': {} } }, ...errors },
+    },
   },
   '/api/v1/usage': {
     get: operation('Credits, upload storage and plan of the organization', 'The usage summary', Usage),

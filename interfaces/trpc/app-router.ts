@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { AppServices } from '../http/app-services.js';
 import { IdParam } from '../schemas/common.js';
+import { RenderBody } from '../schemas/render-schemas.js';
 import { ListResultsQuery, ResultIdParam } from '../schemas/result-schemas.js';
 import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates, results, usage, fonts }: AppServices) =>
+export const createAppRouter = ({ templates, results, usage, fonts, renders }: AppServices) =>
   router({
     templates: router({
       list: authedProcedure
@@ -35,6 +36,11 @@ export const createAppRouter = ({ templates, results, usage, fonts }: AppService
         await results.delete(ctx.context, input.identifier);
         return { deleted: true as const };
       }),
+    }),
+    /** Renders and answers `{ requestId, href, cached? }`, like POST /api/v2/render with output=json. */
+    render: authedProcedure.input(RenderBody).mutation(async ({ ctx, input }) => {
+      const { requestId, href, cached, status } = await renders.render(ctx.context, input);
+      return { requestId, href, ...(cached ? { cached } : {}), ...(status ? { status } : {}) };
     }),
     usage: router({
       get: authedProcedure.input(z.void()).query(({ ctx }) => usage.get(ctx.context)),

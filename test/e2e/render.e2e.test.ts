@@ -1,4 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import sharp from 'sharp';
+import type { AppRouter } from '../../interfaces/trpc/app-router.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -34,7 +38,8 @@ const render = (body: Record<string, unknown>, options: { key?: string; query?: 
 const usage = async (key?: string) => (await app.call('GET', '/api/v1/usage', { key })).body;
 
 beforeAll(async () => {
-  app = await startTestApp({ rendering: 'worker' });
+  // The webhook receiver below listens on loopback, which is private unless allowed.
+  app = await startTestApp({ rendering: 'worker', env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
   templateId = await createTemplate(app.apiKey, '<h1>{{title}}</h1>');
 });
 afterAll(async () => {
@@ -150,5 +155,45 @@ describe('GET /img/{templateId}.jpg', () => {
   it('is 403 without a valid key', async () => {
     expect((await fetch(`${app.url}/img/${templateId}.jpg?title=Hello`)).status).toBe(403);
     expect((await fetch(`${app.url}/img/${templateId}.jpg?apiKey=nope`)).status).toBe(403);
+  });
+});
+
+describe('webhooks and other ways in', () => {
+  it('answers at once with a webhookUrl and POSTs { requestId, href, request } when done', async () => {
+    const received: unknown[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push(JSON.parse(body));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const response = await render({ webhookUrl, cache: false, metadata: { ref: 'w1' } });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ requestId: expect.any(String), href: expect.any(String) });
+      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(received).toEqual([
+        { requestId: response.body.requestId, href: response.body.href, request: expect.objectContaining({ template: templateId, webhookUrl }) },
+      ]);
+      expect(MAGIC.jpeg?.((await download(response.body.href)).bytes)).toBe(true);
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it('renders through the typed tRPC client', async () => {
+    const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${app.url}/trpc`, headers: { 'x-api-key': app.apiKey } })] });
+    const answer = await client.render.mutate({ template: templateId, outputFormat: 'png', cache: false });
+    expect(MAGIC.png?.((await download(answer.href)).bytes)).toBe(true);
+  });
+
+  it('documents render in the OpenAPI document', async () => {
+    const document = (await app.call('GET', '/openapi.json', { key: null })).body;
+    expect(document.paths['/api/v2/render'].post.requestBody.content['application/json'].schema.$ref).toContain('RenderRequest');
+    expect(document.components.schemas.RenderRequest.properties.waitTime).toMatchObject({ maximum: 5000 });
   });
 });

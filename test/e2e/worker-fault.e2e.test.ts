@@ -1,0 +1,302 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { accountStream } from '../../domain/accounts/account-events.js';
+import { renderStream } from '../../domain/renders/render-events.js';
+import { loadConfig } from '../../infrastructure/config/config.js';
+import { createLogger } from '../../infrastructure/config/logger.js';
+import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
+import { createHttpApp } from '../../interfaces/rest/app.js';
+import { listen, type RunningHttpServer } from '../../interfaces/rest/http-server.js';
+import { createTestDatabase } from '../support/database.js';
+
+/*
+ * The render worker as a real process, killed with SIGKILL while it renders, then replaced. The
+ * API runs in this process as a Temporal client only ('client'), so the one worker that can render
+ * is the child: the kill really takes the render down, and only the new worker can finish it.
+ */
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const nodeBinary = path.join(root, 'node_modules/.bin/node');
+const WORKER_START_TIMEOUT_MS = 90_000;
+/**
+ * Long enough to still be rendering when the kill lands: the page waits this long after loading.
+ * The kill comes 1 s into the attempt (see below), so 3 s of the wait are left.
+ */
+const WAIT_TIME_MS = 4_000;
+/**
+ * produceRender has a 2 min startToClose and no heartbeat timeout: Temporal notices a dead worker
+ * only when that timer fires, so the retry on the new worker starts about 2 min after the kill.
+ */
+const COMPLETION_TIMEOUT_MS = 170_000;
+/** temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED (the enum lives in @temporalio/proto). */
+const ACTIVITY_STARTED = 2;
+
+interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+  output(): string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+/** Direct children of a process, from /proc: Chromium runs in process groups of its own. */
+const childPids = (pid: number): number[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === pid ? [Number(entry)] : [];
+      } catch {
+        // The process ended while the folder was listed.
+        return [];
+      }
+    });
+
+const killGroup = (pgid: number) => {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+};
+
+/**
+ * What a lost machine looks like: the worker's process group and the browsers it launched (puppeteer
+ * starts each Chromium as the leader of a group of its own, so the worker's group does not hold it).
+ */
+const killWorkerHost = (worker: WorkerProcess) => {
+  const pid = worker.child.pid;
+  if (pid === undefined || !isRunning(worker.child)) return;
+  const browsers = childPids(pid);
+  killGroup(pid);
+  browsers.forEach(killGroup);
+};
+
+const workers = new Set<WorkerProcess>();
+// Last resort if the test process itself ends without running afterAll.
+process.on('exit', () => workers.forEach(killWorkerHost));
+
+let runtime: Runtime;
+let server: RunningHttpServer;
+let temporal: Connection;
+let client: Client;
+let receiver: Server;
+let receiverUrl: string;
+let dataDir: string;
+let databaseUrl: string;
+let apiKey: string;
+const taskQueue = `worker-fault-${randomBytes(6).toString('hex')}`;
+const webhookPosts: { body: unknown }[] = [];
+
+const startWorker = async (): Promise<WorkerProcess> => {
+  const child = spawn(nodeBinary, ['--import', 'tsx', 'interfaces/cli/worker.ts'], {
+    cwd: root,
+    // Its own process group, so a kill reaches the worker and whatever it spawned in that group.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      // Events in the PostgreSQL the API in this process uses, not an EventStoreDB the environment may name.
+      EVENTSTORE_URL: '',
+      TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      // The webhook receiver of this test listens on loopback.
+      ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+      // Info, for the "polling" line that says the worker is ready.
+      LOG_LEVEL: 'info',
+    },
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const worker: WorkerProcess = { child, exited, output: () => output };
+  workers.add(worker);
+  void exited.then(() => workers.delete(worker));
+
+  const deadline = Date.now() + WORKER_START_TIMEOUT_MS;
+  while (!output.includes('render worker polling')) {
+    if (!isRunning(child)) throw new Error(`worker exited during start (${child.exitCode ?? child.signalCode}):\n${output}`);
+    if (Date.now() > deadline) {
+      killWorkerHost(worker);
+      throw new Error(`worker not polling after ${WORKER_START_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await sleep(100);
+  }
+  return worker;
+};
+
+const call = async (method: string, pathname: string, body?: unknown) => {
+  const response = await fetch(`${server.url}${pathname}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+};
+
+/** Resolves with the produceRender activity once a worker has started it; bounded. */
+const produceStarted = async (requestId: string) => {
+  const handle = client.workflow.getHandle(requestId);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { raw } = await handle.describe();
+    const produce = raw.pendingActivities?.find((activity) => activity.activityType?.name === 'produceRender');
+    if (produce?.state === ACTIVITY_STARTED) return produce;
+    if (Date.now() > deadline) throw new Error(`produceRender not started after 60 s: ${JSON.stringify(raw.pendingActivities)}`);
+    await sleep(100);
+  }
+};
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-worker-fault-'));
+  databaseUrl = await createTestDatabase();
+  apiKey = `rk_test_${randomBytes(16).toString('hex')}`;
+  const temporalAddress = inject('temporalAddress') ?? '';
+
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      webhookPosts.push({ body: JSON.parse(body) });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BOOTSTRAP_API_KEY: apiKey,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'client' });
+  await runtime.services.accounts.ensureBootstrapKey(apiKey);
+  server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT }), 0, '127.0.0.1');
+
+  temporal = await Connection.connect({ address: temporalAddress });
+  client = new Client({ connection: temporal });
+});
+
+afterAll(async () => {
+  const running = [...workers];
+  // A graceful stop first, as the worker's own shutdown path; the kill is the bound on it.
+  running.forEach((worker) => worker.child.kill('SIGTERM'));
+  await Promise.all(running.map((worker) => Promise.race([worker.exited, sleep(15_000)])));
+  running.forEach(killWorkerHost);
+  await Promise.all(running.map((worker) => worker.exited));
+  await server?.close(1000);
+  await runtime?.close();
+  await temporal?.close();
+  await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('a render worker killed in the middle of a render', () => {
+  it('completes the render once after a new worker starts: charged once, stored, listed once, webhook posted', { timeout: 240_000 }, async () => {
+    const created = await call('POST', '/api/v2/my-templates', { name: 'Fault', width: 200, height: 100, editor: 'html-editor' });
+    expect(created.status).toBe(200);
+    const templateId: string = created.body.identifier;
+    const content = await call('PUT', `/api/v2/my-templates/${templateId}/html-editor`, {
+      html: '<h1>{{title}}</h1>',
+      css: 'body{background:#00ff00} h1{margin:0;font:20px "DejaVu Sans"}',
+    });
+    expect(content.status).toBe(200);
+
+    const first = await startWorker();
+    const data = { title: 'Survives a crash' };
+    const accepted = await call('POST', '/api/v2/render', { template: templateId, data, outputFormat: 'png', waitTime: WAIT_TIME_MS, webhookUrl: receiverUrl });
+    expect(accepted.status).toBe(200);
+    const requestId: string = accepted.body.requestId;
+    const href: string = accepted.body.href;
+
+    const attempt = await produceStarted(requestId);
+    expect(attempt.attempt).toBe(1);
+    // Into the page's wait, so the kill lands on a render in progress, not on one about to start.
+    await sleep(1_000);
+    killWorkerHost(first);
+    await first.exited;
+    expect(first.child.signalCode).toBe('SIGKILL');
+    const [requested, ...afterKill] = await runtime.eventStore.readStream(renderStream(requestId));
+    expect(requested?.type).toBe('RenderRequested');
+    expect(afterKill).toEqual([]);
+
+    const second = await startWorker();
+    const handle = client.workflow.getHandle(requestId);
+    const outcome = await Promise.race([
+      handle.result(),
+      sleep(COMPLETION_TIMEOUT_MS).then(() => {
+        throw new Error(`the render did not complete within ${COMPLETION_TIMEOUT_MS} ms of the kill:\n${second.output()}`);
+      }),
+    ]);
+    expect(outcome).toEqual({ status: 'done' });
+
+    // The killed attempt never finished: the history holds only the second one, which did.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const produceScheduled = new Set(
+      events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'produceRender').map((event) => String(event.eventId)),
+    );
+    const produceAttempts = events.flatMap((event) => {
+      const started = event.activityTaskStartedEventAttributes;
+      return started && produceScheduled.has(String(started.scheduledEventId)) ? [started.attempt] : [];
+    });
+    expect(produceAttempts).toEqual([2]);
+
+    const detail = await call('GET', `/api/v2/results/${requestId}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ identifier: requestId, status: 'done', width: 200, height: 100 });
+
+    const orgId = requested?.metadata.orgId ?? '';
+    const account = await runtime.eventStore.readStream(accountStream(orgId));
+    const forRequest = account.filter((event) => (event.data as { requestId?: string }).requestId === requestId);
+    expect(forRequest.map((event) => event.type)).toEqual(['CreditsCharged']);
+    expect((await call('GET', '/api/v1/usage')).body.credits.used).toBe(1);
+
+    const listed = await call('GET', '/api/v2/results?size=50');
+    expect(listed.body.content.filter((item: { identifier: string }) => item.identifier === requestId)).toHaveLength(1);
+    expect(listed.body.totalElements).toBe(1);
+
+    const renderEvents = (await runtime.eventStore.readStream(renderStream(requestId))).map((event) => event.type);
+    expect(renderEvents).toEqual(['RenderRequested', 'RenderCompleted']);
+
+    const url = new URL(href);
+    const file = await fetch(`${server.url}${url.pathname}${url.search}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    const bytes = Buffer.from(await file.arrayBuffer());
+    expect(bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+    const { data: pixels, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([200, 100]);
+    // Bottom-right corner is the page background: the template really rendered.
+    const corner = ((info.height - 1) * info.width + (info.width - 1)) * info.channels;
+    expect([pixels[corner], pixels[corner + 1], pixels[corner + 2]]).toEqual([0, 255, 0]);
+
+    // The workflow ends after the webhook activity, so the POST has arrived by now.
+    expect(webhookPosts).toEqual([
+      { body: { requestId, href, request: { template: templateId, data, outputFormat: 'png', waitTime: WAIT_TIME_MS, webhookUrl: receiverUrl } } },
+    ]);
+  });
+});
