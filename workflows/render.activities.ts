@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RenderSteps } from '../application/renders/render-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
@@ -18,6 +19,22 @@ const translated = async <T>(step: () => Promise<T>): Promise<T> => {
   }
 };
 
+const HEARTBEAT_EVERY_MS = 2_000;
+
+/**
+ * Long steps heartbeat so that a worker that dies mid-render is noticed within the workflow's
+ * heartbeat timeout and the step is retried on another worker, instead of after startToClose.
+ */
+const heartbeating = async <T>(step: () => Promise<T>): Promise<T> => {
+  const context = Context.current();
+  const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await step();
+  } finally {
+    clearInterval(timer);
+  }
+};
+
 export interface RenderRef {
   readonly requestId: string;
 }
@@ -25,7 +42,7 @@ export interface RenderRef {
 export const createRenderActivities = (steps: RenderSteps) => ({
   chargeCredits: ({ requestId }: RenderRef) => translated(() => steps.charge(requestId)),
   refundCredits: ({ requestId }: RenderRef) => translated(() => steps.refund(requestId)),
-  produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produce(requestId)),
+  produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => heartbeating(() => translated(() => steps.produce(requestId))),
   recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),
   recordFailure: ({ requestId, reason }: RenderRef & { reason: string }) => translated(() => steps.fail(requestId, reason)),
   deliverWebhook: ({ requestId }: RenderRef) => translated(() => steps.deliverWebhook(requestId)),

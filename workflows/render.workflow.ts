@@ -19,6 +19,7 @@ const bookkeeping = proxyLocalActivities<RenderActivities>({
 
 const rendering = proxyActivities<RenderActivities>({
   startToCloseTimeout: '2m',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 });
 
