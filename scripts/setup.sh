@@ -13,16 +13,15 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 ensure_node_modules() {
-  if [ -d node_modules ] && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt node_modules/.package-lock.json ]; }; then
+  if [ -f node_modules/.package-lock.json ] && [ ! package.json -nt node_modules/.package-lock.json ] \
+    && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt node_modules/.package-lock.json ]; }; then
     return
   fi
-  if [ -f package-lock.json ]; then
-    log "installing npm packages (npm ci)"
-    npm ci --no-audit --no-fund >&2
-  else
-    log "installing npm packages (npm install)"
-    npm install --no-audit --no-fund >&2
-  fi
+  # Not `npm ci`: the registry mirror these machines reach lacks other platforms' optional packages
+  # (@swc/core-darwin-*), which `npm ci` demands to see in the lock file; `npm install` follows the
+  # lock file's versions all the same.
+  log "installing npm packages"
+  npm install --no-audit --no-fund >&2
 }
 
 # Renders need Chromium, video needs ffmpeg, and templates name common font families that must
