@@ -23,7 +23,8 @@ USER node
 
 COPY --chown=node:node package.json package-lock.json ./
 # Dev dependencies are included on purpose: tsx runs the TypeScript sources at run time.
-RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
+# `npm install` rather than `npm ci`: the lock file is written on mirrors without other platforms' optional packages.
+RUN npm install --include=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --chown=node:node . .
 
