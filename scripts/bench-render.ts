@@ -34,10 +34,10 @@ type Format = 'jpeg' | 'png';
 const FORMATS: readonly Format[] = ['jpeg', 'png'];
 const CONCURRENCY = [1, 4, 8] as const;
 /** Renders per measured run, by concurrency: enough for a p95 without pushing the run past ~3 min. */
-const SAMPLES: Record<number, number> = { 1: 12, 4: 24, 8: 40 };
+const SAMPLES: Record<number, number> = { 1: 12, 4: 20, 8: 32 };
 const HIT_SAMPLES: Record<number, number> = { 1: 60, 8: 240 };
 /** Every run stops here even when its samples are not all taken, so the whole bench stays bounded. */
-const RUN_DEADLINE_MS = 25_000;
+const RUN_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const TARGETS = { missP50VsRaw: 2, throughputVsRawAtC8: 0.5, hitP50Ms: 10 };
 
@@ -191,6 +191,18 @@ try {
     }
   };
 
+  // The render use case itself, apart from HTTP, auth and logging around it.
+  let serviceTimes: number[] | null = null;
+  const { render: renderUseCase } = runtime.services.renders;
+  runtime.services.renders.render = async (context, input) => {
+    const start = performance.now();
+    try {
+      return await renderUseCase(context, input);
+    } finally {
+      serviceTimes?.push(performance.now() - start);
+    }
+  };
+
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT }), 0, '127.0.0.1');
   stops.push(() => server.close(1000));
@@ -278,9 +290,9 @@ try {
   print('warming up');
   for (const format of FORMATS) {
     await runConcurrent(1, 4, rawCapture(format));
-    await runConcurrent(4, 8, rawCapture(format));
+    await runConcurrent(4, 6, rawCapture(format));
     await runConcurrent(1, 4, miss(format));
-    await runConcurrent(4, 8, miss(format));
+    await runConcurrent(4, 6, miss(format));
   }
 
   const raw = new Map<string, Stats>();
@@ -317,12 +329,20 @@ try {
   await runConcurrent(4, 20, async () => (await render(hitBody)).latency);
   const hits = new Map<number, Stats>();
   let uncachedHits = 0;
+  const hitParts = { service: [] as number[], append: [] as number[] };
   for (const concurrency of [1, 8]) {
+    const single = concurrency === 1;
+    const firstCall = storeCalls.length;
+    serviceTimes = single ? hitParts.service : null;
+    recordStoreCalls = single;
     const run = await runConcurrent(concurrency, HIT_SAMPLES[concurrency] ?? 0, async () => {
       const { latency, cached } = await render(hitBody);
       if (!cached) uncachedHits++;
       return latency;
     });
+    recordStoreCalls = false;
+    serviceTimes = null;
+    if (single) hitParts.append.push(...storeCalls.slice(firstCall).filter((entry) => entry.op === 'append').map((entry) => entry.end - entry.start));
     hits.set(concurrency, statsOf(run));
   }
   print('  cache hits done');
@@ -426,6 +446,8 @@ try {
     const h = hits.get(concurrency);
     return h ? [[`c${concurrency}`, String(h.n), ms(h.p50), ms(h.p95), h.perSecond.toFixed(1)]] : [];
   })));
+  const hitC1 = hits.get(1);
+  print(`  at c1: render use case p50 ${ms(median(hitParts.service))} ms (of which the RenderRequested+RenderCompleted append p50 ${ms(median(hitParts.append))} ms); HTTP, auth and logging around it ${ms((hitC1?.p50 ?? Number.NaN) - median(hitParts.service))} ms`);
   if (uncachedHits > 0) print(`  warning: ${uncachedHits} repeated requests were not answered from the cache`);
 
   print();
