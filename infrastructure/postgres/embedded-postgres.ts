@@ -39,7 +39,8 @@ const adminUrl = (port: number) => `postgres://${USER}:${PASSWORD}@${HOST}:${por
  * callback it was never given).
  */
 const releaseProcessLifecycle = () => {
-  for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) asyncExitHook.unhookEvent(event);
+  // Only what is still hooked: a second start in the same process finds nothing left to remove.
+  for (const event of asyncExitHook.hookedEvents()) asyncExitHook.unhookEvent(event);
 };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
