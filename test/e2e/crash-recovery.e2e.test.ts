@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import { templateStream } from '../../domain/templates/template-events.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createTestDatabase } from '../support/database.js';
+import { freePort } from '../../infrastructure/system/free-port.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const nodeBinary = path.join(root, 'node_modules/.bin/node');
@@ -39,16 +39,6 @@ const killGroup = (child: ChildProcess) => {
 };
 // Last resort if the test process itself ends without running afterAll.
 process.on('exit', () => children.forEach(killGroup));
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

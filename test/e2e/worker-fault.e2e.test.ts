@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import { createRuntime, type Runtime } from '../../interfaces/composition-root.j
 import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen, type RunningHttpServer } from '../../interfaces/rest/http-server.js';
 import { createTestDatabase } from '../support/database.js';
+import { freePort } from '../../infrastructure/system/free-port.js';
 
 /*
  * The render worker as a real process, killed with SIGKILL while it renders, then replaced. The
@@ -50,15 +51,6 @@ interface WorkerProcess {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 
 const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
