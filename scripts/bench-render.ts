@@ -5,6 +5,7 @@
  * figures and the targets of issue 3 beside them, and fails only when the service does.
  *
  * Pool settings come from the environment like the service's (BROWSERS=2 npm run bench:render).
+ * BENCH_ONLY=hits measures the cache-hit path alone (a few seconds instead of minutes).
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -40,6 +41,7 @@ const HIT_SAMPLES: Record<number, number> = { 1: 60, 8: 240 };
 const RUN_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const TARGETS = { missP50VsRaw: 2, throughputVsRawAtC8: 0.5, hitP50Ms: 10 };
+const HITS_ONLY = process.env.BENCH_ONLY === 'hits';
 
 const WIDTH = 1200;
 const HEIGHT = 630;
@@ -288,7 +290,7 @@ try {
   };
 
   print('warming up');
-  for (const format of FORMATS) {
+  for (const format of HITS_ONLY ? [] : FORMATS) {
     await runConcurrent(1, 4, rawCapture(format));
     await runConcurrent(4, 6, rawCapture(format));
     await runConcurrent(1, 4, miss(format));
@@ -298,7 +300,7 @@ try {
   const raw = new Map<string, Stats>();
   const misses = new Map<string, Stats>();
   const missSamples = new Map<Format, Sample[]>();
-  for (const format of FORMATS) {
+  for (const format of HITS_ONLY ? [] : FORMATS) {
     for (const concurrency of CONCURRENCY) {
       recordRawPhases = concurrency === 1;
       raw.set(`${format}/${concurrency}`, statsOf(await runConcurrent(concurrency, SAMPLES[concurrency] ?? 0, rawCapture(format))));
@@ -307,7 +309,7 @@ try {
   }
   recordRawPhases = false;
   await browser.close();
-  for (const format of FORMATS) {
+  for (const format of HITS_ONLY ? [] : FORMATS) {
     for (const concurrency of CONCURRENCY) {
       const samples: Sample[] = [];
       // Only single-lane runs are broken down: with one render at a time every call belongs to it.
@@ -362,7 +364,7 @@ try {
   const engine = createChromiumRenderEngine({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS });
   const storage = createLocalFileStorage(path.join(dataDir, 'bench-files'));
   const parts = { capture: [] as number[], jpeg: [] as number[], store: [] as number[] };
-  for (let i = 0; i < 14; i++) {
+  for (let i = 0; i < (HITS_ONLY ? 0 : 14); i++) {
     let started = performance.now();
     // PNG without a crop is the capture alone: the encoder hands Chromium's PNG through untouched.
     const png = await engine.render(documentFor(10_000 + i), { format: 'png', quality, crop: null });
@@ -453,7 +455,7 @@ try {
   print();
   print(`== targets (2 cores): cache-miss p50 <= ${TARGETS.missP50VsRaw}x raw; throughput at c8 >= ${TARGETS.throughputVsRawAtC8}x raw; cache-hit p50 < ${TARGETS.hitP50Ms} ms`);
   const targetRows: string[][] = [];
-  for (const format of FORMATS) {
+  for (const format of HITS_ONLY ? [] : FORMATS) {
     for (const concurrency of CONCURRENCY) {
       const value = (misses.get(`${format}/${concurrency}`)?.p50 ?? Number.NaN) / (raw.get(`${format}/${concurrency}`)?.p50 ?? Number.NaN);
       targetRows.push([`${format} cache-miss p50 / raw p50 at c${concurrency}`, ratio(value), `<= ${TARGETS.missP50VsRaw}x`, verdict(value <= TARGETS.missP50VsRaw)]);
@@ -467,7 +469,7 @@ try {
   }
   print(table(['target', 'measured', 'goal', ''], targetRows));
 
-  for (const format of FORMATS) {
+  for (const format of HITS_ONLY ? [] : FORMATS) {
     const samples = missSamples.get(format) ?? [];
     const breakdowns = await Promise.all(samples.map(breakdownOf));
     const labels = breakdowns[0]?.rows.map(([label]) => label) ?? [];
@@ -480,21 +482,23 @@ try {
     print(`  event store calls per render: ${median(breakdowns.map((b) => b.reads))} stream reads, ${median(breakdowns.map((b) => b.appends))} appends`);
   }
 
-  print();
-  print(`== inside the produce activity (worker code paths measured apart, c1, n=${parts.capture.length}; ms)`);
-  const rawPng = {
-    context: median(rawPhases.map((phase) => phase.context)),
-    load: median(rawPhases.map((phase) => phase.load)),
-    shot: median(rawPhases.map((phase) => phase.shot)),
-  };
-  print(table(['part', 'p50', 'p95'], [
-    ['browser: engine capture (spare page, guard, viewport, setContent, fonts, PNG screenshot)', ms(median(parts.capture)), ms(percentile(parts.capture, 95))],
-    ['encode: sharp PNG -> JPEG', ms(median(parts.jpeg)), ms(percentile(parts.jpeg, 95))],
-    ['store: local disk write + rename', ms(median(parts.store)), ms(percentile(parts.store, 95))],
-    ['raw png for comparison: new context + page', ms(rawPng.context), ''],
-    ['raw png for comparison: viewport + setContent', ms(rawPng.load), ''],
-    ['raw png for comparison: screenshot', ms(rawPng.shot), ''],
-  ]));
+  if (!HITS_ONLY) {
+    print();
+    print(`== inside the produce activity (worker code paths measured apart, c1, n=${parts.capture.length}; ms)`);
+    const rawPng = {
+      context: median(rawPhases.map((phase) => phase.context)),
+      load: median(rawPhases.map((phase) => phase.load)),
+      shot: median(rawPhases.map((phase) => phase.shot)),
+    };
+    print(table(['part', 'p50', 'p95'], [
+      ['browser: engine capture (spare page, guard, viewport, setContent, fonts, PNG screenshot)', ms(median(parts.capture)), ms(percentile(parts.capture, 95))],
+      ['encode: sharp PNG -> JPEG', ms(median(parts.jpeg)), ms(percentile(parts.jpeg, 95))],
+      ['store: local disk write + rename', ms(median(parts.store)), ms(percentile(parts.store, 95))],
+      ['raw png for comparison: new context + page', ms(rawPng.context), ''],
+      ['raw png for comparison: viewport + setContent', ms(rawPng.load), ''],
+      ['raw png for comparison: screenshot', ms(rawPng.shot), ''],
+    ]));
+  }
 
   print();
   print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);

@@ -23,6 +23,13 @@ const download = async (href: string) => {
   return { status: response.status, type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
 };
 
+/** Red and green of the bottom-right pixel of the image at href. */
+const bottomRightPixel = async (href: string) => {
+  const { data, info } = await sharp((await download(href)).bytes).raw().toBuffer({ resolveWithObject: true });
+  const offset = (info.width * info.height - 1) * info.channels;
+  return [data[offset], data[offset + 1]];
+};
+
 const createTemplate = async (key: string, html: string, size = { width: 200, height: 100 }) => {
   const created = await app.call('POST', '/api/v2/my-templates', { key, body: { name: 'Banner', ...size, editor: 'html-editor' } });
   await app.call('PUT', `/api/v2/my-templates/${created.body.identifier}/html-editor`, {
@@ -98,6 +105,21 @@ describe('POST /api/v2/render', () => {
     expect(uncached.body.cached).toBeUndefined();
     expect(versioned.body.cached).toBeUndefined();
     expect((await usage()).credits.used).toBe(before + 3);
+  });
+
+  it('renders an edited template with its new content at once: the template is never served stale from memory', async () => {
+    const key = await app.newOrganizationKey();
+    const edited = await createTemplate(key, '<h1>{{title}}</h1>');
+    const data = { title: 'same data' };
+    const first = await app.call('POST', '/api/v2/render', { key, body: { template: edited, data, outputFormat: 'png' } });
+    expect((await app.call('POST', '/api/v2/render', { key, body: { template: edited, data, outputFormat: 'png' } })).body.cached).toBe(true);
+
+    await app.call('PUT', `/api/v2/my-templates/${edited}/html-editor`, { key, body: { html: '<h1>{{title}}</h1>', css: 'body{background:#00ff00}' } });
+    const after = await app.call('POST', '/api/v2/render', { key, body: { template: edited, data, outputFormat: 'png' } });
+    expect(after.body.cached).toBeUndefined();
+    // Bottom-right is background: red before the edit, green after.
+    expect(await bottomRightPixel(first.body.href)).toEqual([expect.toSatisfy((r: number) => r > 200), expect.toSatisfy((g: number) => g < 60)]);
+    expect(await bottomRightPixel(after.body.href)).toEqual([expect.toSatisfy((r: number) => r < 60), expect.toSatisfy((g: number) => g > 200)]);
   });
 
   it('lists the render in results with its metadata and batch', async () => {

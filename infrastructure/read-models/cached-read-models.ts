@@ -1,0 +1,53 @@
+import type { AccountReadModel, ApiKeyView, TemplateReadModel, TemplateView } from '../../application/ports/read-models.js';
+import { accountStream } from '../../domain/accounts/account-events.js';
+import { templateStream } from '../../domain/templates/template-events.js';
+import type { CommitListener } from '../projections/projection-set.js';
+import { createInvalidatingCache } from './invalidating-cache.js';
+
+/** Where the caches learn what the projections of this process committed. */
+export interface CommitFeed {
+  onCommitted(projection: string, listener: CommitListener): void;
+}
+
+const TEMPLATE_STREAM_PREFIX = templateStream('');
+const ACCOUNT_STREAM_PREFIX = accountStream('');
+
+/**
+ * Every render looks its template up; a template changes rarely. Cached by id and evicted when the
+ * templates projection commits an event of its stream, so a cached row is never older than the table.
+ */
+export const cachedTemplateReadModel = (inner: TemplateReadModel, feed: CommitFeed, max = 1_000): TemplateReadModel => {
+  const cache = createInvalidatingCache<TemplateView>(max);
+  feed.onCommitted('templates', (events) => {
+    for (const event of events) {
+      if (event.streamName.startsWith(TEMPLATE_STREAM_PREFIX)) cache.evict(event.streamName.slice(TEMPLATE_STREAM_PREFIX.length));
+    }
+  });
+  return {
+    ...inner,
+    async get(orgId, templateId) {
+      const view = await cache.get(templateId, () => inner.get(orgId, templateId));
+      // Ids are unique across organizations; another organization's cached row is still not theirs.
+      return view?.orgId === orgId ? view : null;
+    },
+  };
+};
+
+/**
+ * Every request authenticates its key. Keys are cached by hash and evicted when the accounts
+ * projection commits a key event of their organization (issue, revoke), so a revoked key stops
+ * working here as soon as the read model says so.
+ */
+export const cachedAccountReadModel = (inner: AccountReadModel, feed: CommitFeed, max = 10_000): AccountReadModel => {
+  const keys = createInvalidatingCache<ApiKeyView>(max);
+  feed.onCommitted('accounts', (events) => {
+    const changedOrgs = new Set(
+      events.filter((event) => event.type.startsWith('ApiKey')).map((event) => event.streamName.slice(ACCOUNT_STREAM_PREFIX.length)),
+    );
+    if (changedOrgs.size > 0) keys.evictWhere((key) => changedOrgs.has(key.orgId));
+  });
+  return {
+    ...inner,
+    findKeyByHash: (hash) => keys.get(hash, () => inner.findKeyByHash(hash)),
+  };
+};
