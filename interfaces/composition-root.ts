@@ -3,9 +3,12 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { createAccountService } from '../application/accounts/account-service.js';
 import { createUsageService } from '../application/accounts/usage-service.js';
+import { createAuditService } from '../application/audit/audit-service.js';
 import type { EventStore } from '../application/ports/event-store.js';
 import { createResultService } from '../application/results/result-service.js';
 import { createTemplateService } from '../application/templates/template-service.js';
+import { createEventIntegrity } from '../infrastructure/audit/event-integrity.js';
+import { createLedgerReadModel } from '../infrastructure/audit/ledger-read-model.js';
 import type { Config } from '../infrastructure/config/config.js';
 import { createEventStore } from '../infrastructure/event-store/create-event-store.js';
 import { createFontconfigCatalog } from '../infrastructure/fonts/font-catalog.js';
@@ -15,6 +18,7 @@ import { createAccountReadModel } from '../infrastructure/read-models/account-re
 import { openReadModels } from '../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../infrastructure/read-models/template-read-model.js';
+import { cachedAccountReadModel, cachedTemplateReadModel } from '../infrastructure/read-models/cached-read-models.js';
 import { sha256ApiKeyCodec } from '../infrastructure/security/api-key-codec.js';
 import { createLocalFileStorage } from '../infrastructure/storage/local-file-storage.js';
 import { createResultLinks } from '../infrastructure/storage/signed-links.js';
@@ -33,8 +37,21 @@ import { connectTemporal } from '../infrastructure/temporal/temporal-connection.
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { startTemporalWorker } from '../infrastructure/temporal/temporal-worker.js';
 import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
+import { createHtmlCanvasRenderer } from '../infrastructure/canvas/html-canvas-renderer.js';
 import { createFetchWebhookSender } from '../infrastructure/webhooks/fetch-webhook-sender.js';
+import { randomWebhookSecrets } from '../infrastructure/webhooks/random-webhook-secrets.js';
+import { createWebhookDelivery } from '../application/webhooks/webhook-delivery.js';
+import { createWebhookSecrets } from '../application/webhooks/webhook-secrets.js';
 import { createRenderActivities } from '../workflows/render.activities.js';
+import { createCaptureActivities } from '../workflows/capture.activities.js';
+import { createCaptureSteps } from '../application/captures/capture-steps.js';
+import { createCaptureService } from '../application/captures/capture-service.js';
+import { createRequestListService } from '../application/requests/request-list-service.js';
+import { createPageCapturer } from '../infrastructure/rendering/page-capture.js';
+import { createWebhookActivities } from '../workflows/webhook.activities.js';
+import { createVideoSteps } from '../application/renders/video-steps.js';
+import { createChromiumVideoRenderer } from '../infrastructure/video/chromium-video-renderer.js';
+import { createVideoRenderActivities } from '../workflows/video-render.activities.js';
 import type { AppServices, HealthReport } from './http/app-services.js';
 
 export interface Runtime {
@@ -59,9 +76,18 @@ export interface RuntimeOptions {
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
 }
 
+/**
+ * Pages capturing one video together (more join only when the pool has them free): on two cores
+ * a second page overlaps one page's capture with the other's rendering, beyond that they compete.
+ */
+const VIDEO_PAGES = 2;
+
 /** Administrative processes never render; if one is asked to, it says so instead of hanging. */
 const renderingDisabled: RenderOrchestrator = {
   start: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
+  startVideo: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
+  startCapture: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
+  startWebhook: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
   waitForOutcome: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
 };
 
@@ -85,16 +111,20 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     if (options.runProjections) await projections.start();
 
     const commandDeps = { eventStore, clock: systemClock, ids: uuidV7Ids };
+    // Keys and templates are read on every render; only a process that follows the log knows when a cached row went stale.
+    const accountReadModel = options.runProjections ? cachedAccountReadModel(createAccountReadModel(orm), projections) : createAccountReadModel(orm);
+    const templateReadModel = options.runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm);
     const accounts = createAccountService({
       ...commandDeps,
-      accounts: createAccountReadModel(orm),
+      accounts: accountReadModel,
       progress: projections,
       apiKeys: sha256ApiKeyCodec,
       defaultPlan: { name: config.DEFAULT_PLAN_NAME, credits: config.DEFAULT_PLAN_CREDITS, uploadsBytes: config.DEFAULT_UPLOADS_BYTES },
+      webhookSecretGenerator: randomWebhookSecrets,
     });
     const templates = createTemplateService({
       ...commandDeps,
-      templates: createTemplateReadModel(orm),
+      templates: templateReadModel,
       progress: projections,
       mergeFields: mustacheMergeFields,
     });
@@ -104,7 +134,8 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       secret: await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR }),
     });
     const results = createResultService({ ...commandDeps, results: createResultReadModel(orm), progress: projections, storage, links });
-    const usage = createUsageService({ accounts: createAccountReadModel(orm), clock: systemClock });
+    const usage = createUsageService({ accounts: accountReadModel, clock: systemClock });
+    const audit = createAuditService({ eventStore, integrity: createEventIntegrity(), ledger: createLedgerReadModel(database.url) });
     const fonts = createFontconfigCatalog();
 
     const temporal =
@@ -125,37 +156,81 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       });
       closers.push(() => pool.close());
       await pool.warmUp();
+      const canvas = createHtmlCanvasRenderer();
       const steps = createRenderSteps({
         ...commandDeps,
         storage,
-        links,
         engine: createChromiumRenderEngine({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS }),
         merger: mustacheMerger,
-        webhooks: createFetchWebhookSender(hostPolicy),
+        canvas,
       });
+      const videoSteps = createVideoSteps({
+        ...commandDeps,
+        storage,
+        renders: steps,
+        videos: createChromiumVideoRenderer({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
+      });
+      const capturer = createPageCapturer({
+        pool,
+        hostPolicy,
+        navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS,
+        captureTimeoutMs: config.CAPTURE_TIMEOUT_MS,
+      });
+      const webhookDelivery = createWebhookDelivery({
+        ...commandDeps,
+        links,
+        sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+        urls: hostPolicy,
+        secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets }),
+      });
+      const webhookPolicy = {
+        initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
+        maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
+        retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+        maximumAttempts: config.WEBHOOK_RETRY_MAX_ATTEMPTS,
+        // The receiver's time plus reading the stream and recording the attempt.
+        attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS + 20_000,
+      };
       const worker = await startTemporalWorker({
         address: temporal.address,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        activities: createRenderActivities(steps),
+        activities: {
+          ...createRenderActivities(steps),
+          ...createVideoRenderActivities(videoSteps),
+          ...createWebhookActivities(webhookDelivery, webhookPolicy),
+          ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer })),
+        },
         workflowBundle: options.workflowBundle,
         maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER * 2,
       });
       closers.push(() => worker.stop());
     }
+    const orchestrator = temporal
+      ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE })
+      : renderingDisabled;
     const renders = createRenderService({
       ...commandDeps,
-      templates: createTemplateReadModel(orm),
+      templates: templateReadModel,
       results: createResultReadModel(orm),
-      accounts: createAccountReadModel(orm),
-      orchestrator: temporal
-        ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE })
-        : renderingDisabled,
+      accounts: accountReadModel,
+      orchestrator,
       links,
       storage,
+      urls: hostPolicy,
       syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS,
       maxPendingSyncRenders: config.MAX_PENDING_SYNC_RENDERS,
     });
+    const captures = createCaptureService({
+      ...commandDeps,
+      accounts: accountReadModel,
+      orchestrator,
+      links,
+      urls: hostPolicy,
+      syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS,
+      maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS,
+    });
+    const requests = createRequestListService({ results: createResultReadModel(orm), links });
 
     const health = async (): Promise<HealthReport> => {
       const checks: HealthReport['checks'] = {};
@@ -173,7 +248,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       return { ok: Object.values(checks).every((check) => check.ok), checks };
     };
 
-    return { config, logger, eventStore, orm, projections, services: { templates, accounts, results, usage, fonts, renders, health }, close };
+    return { config, logger, eventStore, orm, projections, services: { templates, accounts, results, usage, fonts, renders, captures, requests, audit, health }, close };
   } catch (error) {
     await close();
     throw error;

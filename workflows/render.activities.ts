@@ -8,7 +8,7 @@ import { DomainError, type ErrorCode } from '../domain/shared/errors.js';
 const FINAL: ReadonlySet<ErrorCode> = new Set(['validation', 'payment_required', 'forbidden', 'not_found']);
 
 /** Domain errors cross into the workflow as typed failures it can tell apart; others stay retryable. */
-const translated = async <T>(step: () => Promise<T>): Promise<T> => {
+export const translated = async <T>(step: () => Promise<T>): Promise<T> => {
   try {
     return await step();
   } catch (error) {
@@ -25,7 +25,7 @@ const HEARTBEAT_EVERY_MS = 2_000;
  * Long steps heartbeat so that a worker that dies mid-render is noticed within the workflow's
  * heartbeat timeout and the step is retried on another worker, instead of after startToClose.
  */
-const heartbeating = async <T>(step: () => Promise<T>): Promise<T> => {
+export const heartbeating = async <T>(step: () => Promise<T>): Promise<T> => {
   const context = Context.current();
   const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
@@ -45,7 +45,6 @@ export const createRenderActivities = (steps: RenderSteps) => ({
   produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => heartbeating(() => translated(() => steps.produce(requestId))),
   recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),
   recordFailure: ({ requestId, reason }: RenderRef & { reason: string }) => translated(() => steps.fail(requestId, reason)),
-  deliverWebhook: ({ requestId }: RenderRef) => translated(() => steps.deliverWebhook(requestId)),
 });
 
 export type RenderActivities = ReturnType<typeof createRenderActivities>;

@@ -1,5 +1,8 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { RenderOutcome } from '../application/ports/render-orchestrator.js';
+import type { StoredFile } from '../domain/renders/render-events.js';
 import type { RenderActivities } from './render.activities.js';
+import { deliverOutcome } from './webhook-delivery.js';
 
 export interface RenderWorkflowInput {
   readonly requestId: string;
@@ -7,9 +10,8 @@ export interface RenderWorkflowInput {
   readonly webhook: boolean;
 }
 
-export type RenderWorkflowResult =
-  | { readonly status: 'done' }
-  | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' };
+export type RenderWorkflowResult = RenderOutcome;
+type RenderFailureCode = Extract<RenderOutcome, { status: 'failed' }>['code'];
 
 /** Short bookkeeping steps run as local activities: no task-queue round trip on the hot path. */
 const bookkeeping = proxyLocalActivities<RenderActivities>({
@@ -23,20 +25,22 @@ const rendering = proxyActivities<RenderActivities>({
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 });
 
-const webhooks = proxyActivities<RenderActivities>({
-  startToCloseTimeout: '30s',
-  scheduleToCloseTimeout: '24h',
-  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1h' },
-});
-
-const failureOf = (error: unknown): { reason: string; type: string | undefined } => {
+export const failureOf = (error: unknown): { reason: string; type: string | undefined } => {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure) return { reason: cause.message, type: cause.type ?? undefined };
   return { reason: cause instanceof Error ? cause.message : 'unknown failure', type: undefined };
 };
 
-/** workflowId = requestId. Charge, render and store, record; refund when the render cannot be made. */
-export async function renderWorkflow({ requestId, webhook }: RenderWorkflowInput): Promise<RenderWorkflowResult> {
+/**
+ * The life of any request that produces one file (a render, a capture): charge, produce and store,
+ * record; refund when the file cannot be made; then tell the webhook. `failureCode` classifies a
+ * failed production by the failure's type.
+ */
+export async function produceFile(
+  { requestId, webhook }: RenderWorkflowInput,
+  produce: () => Promise<StoredFile>,
+  failureCode: (type: string | undefined) => RenderFailureCode = () => 'render_failed',
+): Promise<RenderWorkflowResult> {
   try {
     await bookkeeping.chargeCredits({ requestId });
   } catch (error) {
@@ -47,21 +51,20 @@ export async function renderWorkflow({ requestId, webhook }: RenderWorkflowInput
 
   let file;
   try {
-    file = await rendering.produceRender({ requestId });
+    file = await produce();
   } catch (error) {
-    const { reason } = failureOf(error);
+    const { reason, type } = failureOf(error);
     await bookkeeping.refundCredits({ requestId });
     await bookkeeping.recordFailure({ requestId, reason });
-    return { status: 'failed', reason, code: 'render_failed' };
+    return { status: 'failed', reason, code: failureCode(type) };
   }
   await bookkeeping.recordCompletion({ requestId, file });
 
-  if (webhook) {
-    try {
-      await webhooks.deliverWebhook({ requestId });
-    } catch {
-      // The render itself succeeded; an undeliverable webhook after a day of retries does not undo it.
-    }
-  }
+  if (webhook) await deliverOutcome(requestId);
   return { status: 'done' };
+}
+
+/** workflowId = requestId. Charge, render and store, record; refund when the render cannot be made. */
+export async function renderWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
+  return produceFile(input, () => rendering.produceRender({ requestId: input.requestId }));
 }

@@ -2,6 +2,9 @@ import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream, API_KEY_SCOPES, type ApiKeyScope, type Plan } from '../../domain/accounts/account-events.js';
 import type { AccountReadModel, AccountView, ApiKeyView, ProjectionProgress } from '../ports/read-models.js';
 import type { ApiKeyCodec } from '../ports/security.js';
+import type { WebhookSecretGenerator } from '../ports/webhook-sender.js';
+import { requireScope } from '../shared/scopes.js';
+import { createWebhookSecrets } from '../webhooks/webhook-secrets.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import type { Caller, RequestContext } from '../shared/request-context.js';
 
@@ -16,6 +19,7 @@ export interface AccountServiceDeps extends CommandDeps {
   readonly progress: ProjectionProgress;
   readonly apiKeys: ApiKeyCodec;
   readonly defaultPlan: PlanDefaults;
+  readonly webhookSecretGenerator: WebhookSecretGenerator;
 }
 
 export interface IssuedKey {
@@ -39,6 +43,8 @@ export const createAccountService = (deps: AccountServiceDeps) => {
     correlationId,
   });
 
+  const webhookSecrets = createWebhookSecrets({ ...deps, generator: deps.webhookSecretGenerator });
+
   const settle = async (position: number | null) => {
     if (position !== null) await deps.progress.waitFor(position);
   };
@@ -59,7 +65,10 @@ export const createAccountService = (deps: AccountServiceDeps) => {
       deps,
       accountDecider,
       accountStream(orgId),
-      { type: 'OpenAccount', data: { orgId, name: input.name, plan, now: now.toISOString() } },
+      {
+        type: 'OpenAccount',
+        data: { orgId, name: input.name, plan, now: now.toISOString(), webhookSecret: deps.webhookSecretGenerator.generate() },
+      },
       systemContext(orgId),
     );
     await settle(result.position);
@@ -129,5 +138,25 @@ export const createAccountService = (deps: AccountServiceDeps) => {
     getAccount: (orgId: string): Promise<AccountView | null> => deps.accounts.getAccount(orgId),
     listAccounts: (): Promise<AccountView[]> => deps.accounts.listAccounts(),
     listKeys: (orgId: string): Promise<ApiKeyView[]> => deps.accounts.listKeys(orgId),
+
+    /** The secret webhooks to the organization are signed with (administration: any organization). */
+    webhookSecret: async (orgId: string): Promise<{ orgId: string; secret: string }> => ({
+      orgId,
+      secret: await webhookSecrets.current(orgId, systemContext(orgId)),
+    }),
+    rotateWebhookSecret: async (orgId: string): Promise<{ orgId: string; secret: string }> => ({
+      orgId,
+      secret: await webhookSecrets.rotate(orgId, systemContext(orgId)),
+    }),
+
+    /** The caller's own organization's webhook secret; webhooks belong to rendering, so the render scope. */
+    async callerWebhookSecret(context: RequestContext): Promise<{ secret: string }> {
+      requireScope(context, 'render');
+      return { secret: await webhookSecrets.current(context.caller.orgId, context) };
+    },
+    async rotateCallerWebhookSecret(context: RequestContext): Promise<{ secret: string }> {
+      requireScope(context, 'render');
+      return { secret: await webhookSecrets.rotate(context.caller.orgId, context) };
+    },
   };
 };

@@ -19,6 +19,11 @@ export interface ReadAllOptions {
   /** Exclusive lower bound; null reads from the start of the log. */
   readonly after: number | null;
   readonly limit: number;
+  /**
+   * True: events exactly as stored, in the schema version they were written in. Tamper checks need
+   * this, because hashes cover what was written; everyone else reads events upcast to the current version.
+   */
+  readonly asStored?: boolean;
 }
 
 export interface Subscription {
@@ -34,12 +39,16 @@ export interface EventStore {
   /**
    * Appends atomically: either all events are stored, in order, or none.
    * Throws a DomainError with code 'conflict' when `expected` does not hold.
+   * The store stamps each event's schema version and its place in the stream's hash chain
+   * (`metadata.hash`, `metadata.previousHash`).
    */
   append(streamName: string, events: readonly EventEnvelope[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Every event of one stream in revision order; an empty array for a stream that does not exist. */
   readStream(streamName: string): Promise<RecordedEvent[]>;
   /** One page of the global log in position order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the last event in the global log; null while it is empty. Bounds a replay that runs beside new appends. */
+  headPosition(): Promise<number | null>;
   /**
    * Delivers every event after `after` (catch-up), then new ones as they are appended (live),
    * one at a time in position order; the next is delivered only after the handler resolved.

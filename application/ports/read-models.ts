@@ -1,5 +1,7 @@
 import type { ApiKeyScope } from '../../domain/accounts/account-events.js';
 import type { Editor, OutputFormat } from '../../domain/templates/template-settings.js';
+import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
+import type { TemplateProperty } from '../../domain/templates/components/template-properties.js';
 
 export interface TemplateView {
   readonly id: string;
@@ -21,6 +23,10 @@ export interface TemplateView {
   readonly css: string | null;
   readonly sampleData: Record<string, unknown> | null;
   readonly mergeFields: readonly string[];
+  /** canvas-editor and canvas-html templates only; null until components are first written. */
+  readonly components: ComponentDocument | null;
+  /** Derived from `components`; empty for html-editor templates (their merge fields are their properties). */
+  readonly properties: readonly TemplateProperty[];
   readonly revision: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
@@ -82,8 +88,13 @@ export interface ProjectionProgress {
 export interface ResultView {
   readonly requestId: string;
   readonly orgId: string;
+  /** A render of a template, or a capture of a web page. */
+  readonly kind: ResultKind;
+  /** Empty for captures. */
   readonly templateId: string;
   readonly templateName: string;
+  /** The captured page; null for template renders. */
+  readonly url: string | null;
   readonly status: 'pending' | 'done' | 'failed';
   readonly format: string;
   readonly width: number | null;
@@ -103,6 +114,30 @@ export interface ResultView {
   readonly credits: number;
   readonly createdAt: Date;
   readonly completedAt: Date | null;
+  /** Video renders only: frames captured so far (never going back) of the whole video. */
+  readonly framesDone: number | null;
+  readonly framesTotal: number | null;
+  /** null (or left out by older callers) when the request has no webhookUrl. */
+  readonly webhook?: WebhookDeliveryView | null;
+}
+
+export type ResultKind = 'template' | 'screenshot' | 'pdf';
+
+/** Where the delivery of a result's webhook stands; results without a webhookUrl have none. */
+export interface WebhookDeliveryView {
+  readonly url: string;
+  /**
+   * pending: not attempted yet (or the first attempt is in flight); retrying: the last attempt failed
+   * and another will come; delivered; failed: retries ran out; skipped: the render failed, and only
+   * successful renders (and videos either way) are delivered.
+   */
+  readonly status: 'pending' | 'retrying' | 'delivered' | 'failed' | 'skipped';
+  readonly attempts: number;
+  /** The receiver's last answer; null when it gave none. */
+  readonly lastStatusCode: number | null;
+  readonly lastError: string | null;
+  /** ISO 8601. */
+  readonly deliveredAt: string | null;
 }
 
 export interface ResultFilter {
@@ -116,6 +151,8 @@ export interface ResultReadModel {
   /** Results of the organization that are not deleted. */
   get(orgId: string, requestId: string): Promise<ResultView | null>;
   list(orgId: string, filter: ResultFilter): Promise<{ items: ResultView[]; total: number }>;
+  /** Results newest first by offset and limit, as the v1 requests list pages them. */
+  slice(orgId: string, window: { readonly offset: number; readonly limit: number }): Promise<ResultView[]>;
   /** The newest finished, undeleted render with this cache key whose file is still stored. */
   findCached(orgId: string, cacheKey: string): Promise<ResultView | null>;
 }

@@ -1,12 +1,18 @@
-/** How a render ended, as the workflow reports it. */
+/** How a render ended, as the workflow reports it; `rejected`: the work showed the request itself is refused (a capture redirected to a private address). */
 export type RenderOutcome =
   | { readonly status: 'done' }
-  | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' };
+  | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' | 'rejected' };
 
 /** Runs the long, failure-prone part of a render (Temporal in production and in the embedded default). */
 export interface RenderOrchestrator {
   /** Starts the render workflow for an accepted request; starting the same request twice is a no-op. */
   start(render: { readonly requestId: string; readonly webhook: boolean }): Promise<void>;
+  /** Starts the video render workflow of an accepted mp4 or webm request; idempotent like start. */
+  startVideo(video: { readonly requestId: string; readonly webhook: boolean }): Promise<void>;
+  /** Starts the capture workflow of an accepted screenshot or PDF request; idempotent like start. */
+  startCapture(capture: { readonly requestId: string; readonly webhook: boolean }): Promise<void>;
+  /** Delivers the outcome of a request finished on arrival (a cache hit) to its webhookUrl; idempotent like start. */
+  startWebhook(delivery: { readonly requestId: string }): Promise<void>;
   /** The outcome, or 'timeout' when it takes longer than `timeoutMs` (the work goes on). */
   waitForOutcome(requestId: string, timeoutMs: number): Promise<RenderOutcome | 'timeout'>;
 }

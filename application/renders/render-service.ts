@@ -5,12 +5,18 @@ import { cacheMaterial } from '../../domain/renders/cache-key.js';
 import { renderCost } from '../../domain/renders/pricing.js';
 import { completeRender, requestRender, renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream, type RenderRequested, type RenderSpec } from '../../domain/renders/render-events.js';
+import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
+import { resolveValues } from '../../domain/templates/components/resolve-values.js';
 import { isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../../domain/templates/template-settings.js';
 import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
+import type { UrlGuard } from '../ports/page-capture.js';
+import { assertWebhookUrlAllowed } from '../webhooks/webhook-url.js';
 import type { AccountReadModel, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
+import { assertCanAfford, awaitOutcome, createWaitingRoom } from './render-admission.js';
 import { storageKeyOf } from './render-steps.js';
+import { videoTiming } from './video-spec.js';
 import { resultHref } from './result-href.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
@@ -37,8 +43,8 @@ export interface RenderAnswer {
   readonly requestId: string;
   readonly href: string;
   readonly cached?: true;
-  /** Only for asynchronous (video) renders. */
-  readonly status?: 'pending';
+  /** Only for asynchronous (video) renders: pending, or done when answered from the render cache. */
+  readonly status?: 'pending' | 'done';
   /** The stored file, for callers that want the bytes (output=image, GET /img). */
   readonly storageKey?: string;
   readonly contentType?: string;
@@ -51,6 +57,8 @@ export interface RenderServiceDeps extends CommandDeps {
   readonly orchestrator: RenderOrchestrator;
   readonly links: ResultLinks;
   readonly storage: FileStorage;
+  /** Refuses a webhookUrl on a private, loopback or link-local address before anything is written or charged. */
+  readonly urls: UrlGuard;
   /** How long a synchronous render may take before the caller gets a 503 (the render goes on). */
   readonly syncTimeoutMs: number;
   /** Synchronous renders waiting at once; one more is refused with 503 instead of queueing without bound. */
@@ -71,47 +79,35 @@ const withExtension = (fileName: string, format: OutputFormat) => {
   return fileName.toLowerCase().endsWith(extension) ? fileName : `${fileName}${extension}`;
 };
 
+/** What every render pins when it is accepted, video or not. */
+const commonSpec = (template: TemplateView, input: RenderInput, requestId: string, format: OutputFormat) => ({
+  templateId: template.id,
+  templateRevision: template.revision,
+  templateName: template.name,
+  editor: template.editor,
+  format,
+  width: template.width,
+  height: template.height,
+  crop: input.width !== undefined || input.height !== undefined ? { width: input.width ?? template.width, height: input.height ?? template.height } : null,
+  quality: template.quality,
+  scaleFactor: template.scaleFactor,
+  data: input.data ?? {},
+  waitTime: input.waitTime ?? 0,
+  fileName: withExtension(input.fileName ?? requestId, format),
+  expires: input.expires ?? null,
+});
+
 const buildSpec = (template: TemplateView, input: RenderInput, requestId: string): RenderSpec => {
   const format = input.outputFormat ?? template.outputFormat;
-  if (template.editor !== 'html-editor') {
-    throw validationError(`Rendering ${template.editor} templates is not available yet; only html-editor templates render`);
-  }
-  if (isVideoFormat(format)) throw validationError(`outputFormat ${format} is only available for canvas-html templates`);
+  // Canvas data must name the template's properties with valid values: a 400 now, not a failed render later.
+  if (template.editor !== 'html-editor') resolveValues(template.components ?? EMPTY_COMPONENT_DOCUMENT, input.data ?? {});
+  if (isVideoFormat(format)) return { ...commonSpec(template, input, requestId, format), ...videoTiming(template, format, input) };
   if (input.duration !== undefined || input.fps !== undefined) throw validationError('duration and fps apply to video renders only');
-  return {
-    templateId: template.id,
-    templateRevision: template.revision,
-    templateName: template.name,
-    editor: template.editor,
-    format,
-    width: template.width,
-    height: template.height,
-    crop: input.width !== undefined || input.height !== undefined ? { width: input.width ?? template.width, height: input.height ?? template.height } : null,
-    quality: template.quality,
-    scaleFactor: template.scaleFactor,
-    data: input.data ?? {},
-    waitTime: input.waitTime ?? 0,
-    fileName: withExtension(input.fileName ?? requestId, format),
-    expires: input.expires ?? null,
-    duration: null,
-    fps: null,
-  };
+  return { ...commonSpec(template, input, requestId, format), duration: null, fps: null };
 };
 
 export const createRenderService = (deps: RenderServiceDeps) => {
-  let pendingSyncRenders = 0;
-
-
-  /** Credits left once a due renewal is counted, as the charge itself will count it. */
-  const assertCanAfford = async (orgId: string, cost: number, today: string) => {
-    if (cost === 0) return;
-    const account = await deps.accounts.getAccount(orgId);
-    if (!account) throw new DomainError('forbidden', 'Organization not found');
-    const left = account.nextRenewalAt <= today ? account.renewalAmount : account.creditsTotal - account.creditsUsed;
-    if (left < cost) {
-      throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${cost} credits; ${left} left`]);
-    }
-  };
+  const waitingRoom = createWaitingRoom(deps.maxPendingSyncRenders);
 
   /** A cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
   const answerFromCache = async (context: RequestContext, requested: RenderRequested['data'], now: Date): Promise<RenderAnswer | null> => {
@@ -143,21 +139,11 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       requestId: request.requestId,
       href: resultHref(deps.links, request),
       cached: true,
+      // A video from the cache is done at once; it is still answered as the asynchronous render it is.
+      ...(isVideoFormat(request.spec.format) ? { status: 'done' as const } : {}),
       storageKey: hit.storageKey,
       contentType: hit.contentType,
     };
-  };
-
-  const awaitOutcome = async (requestId: string) => {
-    const outcome = await deps.orchestrator.waitForOutcome(requestId, deps.syncTimeoutMs);
-    if (outcome === 'timeout') {
-      throw new DomainError('unavailable', 'The render is taking longer than expected; it goes on and will appear in results', [
-        `requestId ${requestId}: still rendering after ${deps.syncTimeoutMs} ms`,
-      ]);
-    }
-    if (outcome.status === 'failed') {
-      throw new DomainError(outcome.code === 'payment_required' ? 'payment_required' : 'failed', `Render failed: ${outcome.reason}`, [outcome.reason]);
-    }
   };
 
   return {
@@ -170,6 +156,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
 
     async render(context: RequestContext, input: RenderInput): Promise<RenderAnswer> {
       requireScope(context, 'render');
+      await assertWebhookUrlAllowed(deps.urls, input.webhookUrl);
       const template = await deps.templates.get(context.caller.orgId, input.template);
       if (!template) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
 
@@ -192,15 +179,22 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       };
 
       const cached = await answerFromCache(context, requested, now);
-      if (cached) return cached;
-
-      await assertCanAfford(context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
-      const sync = !input.webhookUrl;
-      if (sync && pendingSyncRenders >= deps.maxPendingSyncRenders) {
-        throw new DomainError('unavailable', 'Too many renders in progress; retry shortly', ['render queue is full']);
+      if (cached) {
+        // The file exists already, yet the client asked to be told by webhook like for any render.
+        if (requested.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
+        return cached;
       }
 
+      await assertCanAfford(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
+      const sync = !input.webhookUrl && !isVideoFormat(spec.format);
+      if (sync) waitingRoom.assertRoom();
+
       await deps.eventStore.append(renderStream(requestId), toEnvelopes(requestRender({ type: 'RequestRender', data: requested }, renderDecider.initialState()), context, deps), 'no-stream');
+      // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
+      if (isVideoFormat(spec.format)) {
+        await deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) });
+        return { requestId, href: resultHref(deps.links, requested), status: 'pending' };
+      }
       await deps.orchestrator.start({ requestId, webhook: !sync });
       const answer: RenderAnswer = {
         requestId,
@@ -210,12 +204,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       };
       if (!sync) return { requestId, href: answer.href };
 
-      pendingSyncRenders++;
-      try {
-        await awaitOutcome(requestId);
-      } finally {
-        pendingSyncRenders--;
-      }
+      await waitingRoom.wait(() => awaitOutcome(deps.orchestrator, requestId, deps.syncTimeoutMs));
       return answer;
     },
   };

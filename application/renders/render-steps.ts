@@ -6,12 +6,14 @@ import { DomainError, notFound } from '../../domain/shared/errors.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream, type RenderRequested, type StoredFile } from '../../domain/renders/render-events.js';
+import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
+import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
+import { resolveValues } from '../../domain/templates/components/resolve-values.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
 import { templateStream, type TemplateEvent } from '../../domain/templates/template-events.js';
-import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
-import type { WebhookSender } from '../ports/webhook-sender.js';
-import { resultHref } from './result-href.js';
-import type { RenderEngine, TemplateMerger } from '../ports/render-engine.js';
+import type { FileStorage } from '../ports/file-storage.js';
+import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
+import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import { htmlDocument } from './html-document.js';
 import { systemContextFor } from './render-context.js';
@@ -20,34 +22,39 @@ export interface RenderStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
   readonly engine: RenderEngine;
   readonly merger: TemplateMerger;
-  readonly links: ResultLinks;
-  readonly webhooks: WebhookSender;
+  readonly canvas: CanvasRenderer;
 }
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
 
-export const storageKeyOf = (request: Pick<RenderRequested['data'], 'orgId' | 'requestId' | 'spec'>) =>
-  `${request.orgId}/${request.requestId}/${request.spec.fileName}`;
+export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${request.requestId}/${resultFileOf(request).fileName}`;
 
 /**
  * The steps of a render workflow, each safe to retry: charging and recording are idempotent by
  * request id in their deciders, and storing writes the same key again.
  */
 export const createRenderSteps = (deps: RenderStepsDeps) => {
-  const loadRequest = async (requestId: string): Promise<RenderRequested['data']> => {
+  /** The accepted request of either kind: charging and recording work alike for captures. */
+  const loadAccepted = async (requestId: string): Promise<AcceptedRequest> => {
     const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
     if (state.status === 'absent') throw notFound('Render');
     return state.request;
   };
 
+  const loadRequest = async (requestId: string): Promise<RenderRequested['data']> => {
+    const request = await loadAccepted(requestId);
+    if (!('spec' in request)) throw new DomainError('validation', `Request ${requestId} captures a web page; it renders no template`);
+    return request;
+  };
+
   const onRender = async (requestId: string, command: Parameters<typeof renderDecider.decide>[0]) => {
-    const request = await loadRequest(requestId);
+    const request = await loadAccepted(requestId);
     await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId));
   };
 
   /** Credits move on the requesting organization's account, recorded as the system's work for the request. */
-  const onAccount = async (requestId: string, command: (request: RenderRequested['data'], now: string) => AccountCommand) => {
-    const request = await loadRequest(requestId);
+  const onAccount = async (requestId: string, command: (request: AcceptedRequest, now: string) => AccountCommand) => {
+    const request = await loadAccepted(requestId);
     const accountCommand = command(request, deps.clock.now().toISOString());
     await handleCommand(deps, accountDecider, accountStream(request.orgId), accountCommand, systemContextFor(request.orgId, requestId));
   };
@@ -60,8 +67,24 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return template;
   };
 
+  /** The template's page with the request's data: merged markup, or the canvas drawn from its components. */
+  const pageOf = async (
+    template: Awaited<ReturnType<typeof templateAt>>,
+    data: Record<string, unknown>,
+    size: Omit<RenderDocument, 'html'>,
+  ): Promise<RenderDocument> => {
+    if (template.fields.editor !== 'html-editor') {
+      const components = template.components ?? EMPTY_COMPONENT_DOCUMENT;
+      return { ...size, html: await deps.canvas.toHtml(components, resolveValues(components, data), size) };
+    }
+    const content = template.content ?? { html: '', css: '', sampleData: {} };
+    return htmlDocument(deps.merger.merge(content.html, { ...content.sampleData, ...data }), content.css, size);
+  };
+
   return {
     loadRequest,
+    templateAt,
+    pageOf,
 
     charge: (requestId: string) =>
       onAccount(requestId, (request, now) => ({
@@ -80,14 +103,8 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
         throw new DomainError('validation', 'video renders are produced by the video workflow');
       }
       const template = await templateAt(spec.templateId, spec.templateRevision);
-      const content = template.content ?? { html: '', css: '', sampleData: {} };
-      const body = deps.merger.merge(content.html, { ...content.sampleData, ...spec.data });
-      const document = htmlDocument(body, content.css, {
-        width: spec.width,
-        height: spec.height,
-        scaleFactor: spec.scaleFactor,
-        waitTime: spec.waitTime,
-      });
+      const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime };
+      const document = await pageOf(template, spec.data, size);
       const rendered = await deps.engine.render(document, { format: spec.format, quality: spec.quality, crop: spec.crop });
       const storageKey = storageKeyOf(request);
       await deps.storage.put(storageKey, rendered.content, rendered.contentType);
@@ -106,13 +123,6 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
         type: 'CompleteRender',
         data: { ...file, requestId, cached: false, sourceRequestId: null, now: deps.clock.now().toISOString() },
       }),
-
-    /** Tells the client's webhook the render is done: `{ requestId, href, request }` (spec section 6). */
-    async deliverWebhook(requestId: string): Promise<void> {
-      const request = await loadRequest(requestId);
-      if (!request.webhookUrl) return;
-      await deps.webhooks.post(request.webhookUrl, { requestId, href: resultHref(deps.links, request), request: request.request });
-    },
 
     fail: (requestId: string, reason: string) =>
       onRender(requestId, { type: 'FailRender', data: { requestId, reason, now: deps.clock.now().toISOString() } }),

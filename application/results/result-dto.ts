@@ -1,4 +1,4 @@
-import type { ResultView } from '../ports/read-models.js';
+import type { ResultView, WebhookDeliveryView } from '../ports/read-models.js';
 
 /** Spring Data's `Sort` as serialized; results come in one fixed order the client did not choose. */
 export interface SortDto {
@@ -48,6 +48,14 @@ export interface ResultDetailDto extends ResultListItemDto {
   cached: boolean;
   credits: number;
   failureReason?: string;
+  /** `template` for renders of a template; `screenshot` or `pdf` for captures of a web page. */
+  kind: ResultView['kind'];
+  /** Captures only: the page captured. */
+  url?: string;
+  /** Pending video renders only: frames captured so far of the whole video. */
+  progress?: { framesDone: number; framesTotal: number };
+  /** Requests with a webhookUrl only: how its delivery stands. */
+  webhook?: WebhookDeliveryView;
 }
 
 const UNSORTED: SortDto = { empty: true, unsorted: true, sorted: false };
@@ -99,4 +107,8 @@ export const toResultDetail = (view: ResultView, href: string): ResultDetailDto 
   cached: view.cached,
   credits: view.credits,
   ...(view.status === 'failed' && view.failureReason !== null ? { failureReason: view.failureReason } : {}),
+  kind: view.kind,
+  ...(view.url !== null ? { url: view.url } : {}),
+  ...(view.status === 'pending' && view.framesTotal !== null ? { progress: { framesDone: view.framesDone ?? 0, framesTotal: view.framesTotal } } : {}),
+  ...(view.webhook ? { webhook: view.webhook } : {}),
 });

@@ -1,3 +1,4 @@
+import { EMPTY_COMPONENT_DOCUMENT, type ComponentDocument } from '../../domain/templates/components/component-document.js';
 import { outputExtension } from '../../domain/templates/template-settings.js';
 import type { TemplateView } from '../ports/read-models.js';
 
@@ -75,13 +76,16 @@ export const toTemplateDto = (view: TemplateView): TemplateDto => ({
   ...(view.fps !== null ? { fps: view.fps } : {}),
   createdBy: view.createdBy,
   editor: view.editor,
-  properties: view.editor === 'html-editor' ? mergeFieldProperties(view) : [],
+  properties: view.editor === 'html-editor' ? mergeFieldProperties(view) : view.properties.map((property) => ({ ...property })),
   fonts: [],
   tags: [...view.tags],
   ...(view.sourceTemplateId ? { sourceTemplateId: view.sourceTemplateId } : {}),
   createdAt: view.createdAt.toISOString(),
   updatedAt: view.updatedAt.toISOString(),
 });
+
+/** A canvas template without components yet has an empty document. */
+export const toComponentsDto = (view: TemplateView): ComponentDocument => view.components ?? EMPTY_COMPONENT_DOCUMENT;
 
 export const toHtmlContentDto = (view: TemplateView): HtmlContentDto => ({
   html: view.html ?? '',

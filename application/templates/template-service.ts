@@ -8,7 +8,9 @@ import type { MergeFieldScanner } from '../ports/security.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
-import { toHtmlContentDto, toTemplateDto, type HtmlContentDto, type TemplateDto } from './template-dto.js';
+import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
+import { assertUsesComponents } from '../../domain/templates/components/document-problems.js';
+import { toComponentsDto, toHtmlContentDto, toTemplateDto, type HtmlContentDto, type TemplateDto } from './template-dto.js';
 
 export interface CreateTemplateInput {
   readonly name: string;
@@ -95,6 +97,23 @@ export const createTemplateService = (deps: TemplateServiceDeps) => {
         throw validationError(`Template ${templateId} uses the ${view.editor}; html-editor content is only for html-editor templates`);
       }
       return toHtmlContentDto(view);
+    },
+
+    /** The component document of a canvas-editor or canvas-html template. */
+    async getComponents(context: RequestContext, templateId: string): Promise<ComponentDocument> {
+      requireScope(context, 'templates');
+      const view = await findView(context, templateId);
+      assertUsesComponents(templateId, view.editor);
+      return toComponentsDto(view);
+    },
+
+    async replaceComponents(context: RequestContext, templateId: string, components: ComponentDocument): Promise<ComponentDocument> {
+      requireScope(context, 'templates');
+      await execute(context, templateId, {
+        type: 'ReplaceTemplateComponents',
+        data: { templateId, orgId: context.caller.orgId, components, now: now() },
+      });
+      return toComponentsDto(await findView(context, templateId));
     },
 
     async replaceHtmlContent(context: RequestContext, templateId: string, input: HtmlContentInput): Promise<HtmlContentDto> {

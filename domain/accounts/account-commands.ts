@@ -2,7 +2,14 @@ import type { ApiKeyScope, Plan } from './account-events.js';
 
 export interface OpenAccount {
   readonly type: 'OpenAccount';
-  readonly data: { readonly orgId: string; readonly name: string; readonly plan: Plan; readonly now: string };
+  readonly data: {
+    readonly orgId: string;
+    readonly name: string;
+    readonly plan: Plan;
+    readonly now: string;
+    /** Issued with the account, so its webhooks are signed from the first one. */
+    readonly webhookSecret?: string;
+  };
 }
 
 export interface IssueApiKey {
@@ -33,4 +40,22 @@ export interface RefundCredits {
   readonly data: { readonly orgId: string; readonly requestId: string; readonly now: string };
 }
 
-export type AccountCommand = OpenAccount | IssueApiKey | RevokeApiKey | ChargeCredits | RefundCredits;
+/** Issues a webhook secret to an account that has none (accounts opened before secrets existed). */
+export interface IssueWebhookSecret {
+  readonly type: 'IssueWebhookSecret';
+  readonly data: { readonly orgId: string; readonly secret: string; readonly now: string };
+}
+
+export interface RotateWebhookSecret {
+  readonly type: 'RotateWebhookSecret';
+  readonly data: { readonly orgId: string; readonly secret: string; readonly now: string };
+}
+
+export type AccountCommand =
+  | OpenAccount
+  | IssueApiKey
+  | RevokeApiKey
+  | ChargeCredits
+  | RefundCredits
+  | IssueWebhookSecret
+  | RotateWebhookSecret;

@@ -1,6 +1,15 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, DomainError, notFound, validationError } from '../shared/errors.js';
-import type { AccountCommand, ChargeCredits, IssueApiKey, OpenAccount, RefundCredits, RevokeApiKey } from './account-commands.js';
+import type {
+  AccountCommand,
+  ChargeCredits,
+  IssueApiKey,
+  IssueWebhookSecret,
+  OpenAccount,
+  RefundCredits,
+  RevokeApiKey,
+  RotateWebhookSecret,
+} from './account-commands.js';
 import type {
   AccountEvent,
   AccountOpened,
@@ -9,6 +18,8 @@ import type {
   CreditsCharged,
   CreditsRefunded,
   CreditsRenewed,
+  WebhookSecretIssued,
+  WebhookSecretRotated,
 } from './account-events.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
 import { renewalAfter } from './billing-period.js';
@@ -18,10 +29,20 @@ const requireOpen = (state: Account) => {
   return state;
 };
 
-export const openAccount = ({ data }: OpenAccount, state: Account): AccountOpened[] => {
+/** Too short a key makes forging a signature feasible; secrets come from a generator, so this guards a bug. */
+const MIN_SECRET_LENGTH = 32;
+
+const assertUsableSecret = (secret: string) => {
+  if (secret.length < MIN_SECRET_LENGTH) throw validationError(`a webhook secret needs at least ${MIN_SECRET_LENGTH} characters`);
+};
+
+export const openAccount = ({ data }: OpenAccount, state: Account): (AccountOpened | WebhookSecretIssued)[] => {
   if (state.status !== 'absent') throw conflict(`Organization ${data.orgId} already exists`);
   if (data.plan.credits < 0) throw validationError('plan credits must not be negative');
-  return [{ type: 'AccountOpened', data: { orgId: data.orgId, name: data.name, plan: data.plan, openedAt: data.now } }];
+  const opened: AccountOpened = { type: 'AccountOpened', data: { orgId: data.orgId, name: data.name, plan: data.plan, openedAt: data.now } };
+  if (data.webhookSecret === undefined) return [opened];
+  assertUsableSecret(data.webhookSecret);
+  return [opened, { type: 'WebhookSecretIssued', data: { orgId: data.orgId, secret: data.webhookSecret, issuedAt: data.now } }];
 };
 
 export const issueApiKey = ({ data }: IssueApiKey, state: Account): ApiKeyIssued[] => {
@@ -90,6 +111,22 @@ export const refundCredits = ({ data }: RefundCredits, state: Account): CreditsR
   return [{ type: 'CreditsRefunded', data: { requestId: data.requestId, amount, refundedAt: data.now } }];
 };
 
+/** An account gets one secret; asking again (a retry, two deliveries at once) keeps the first. */
+export const issueWebhookSecret = ({ data }: IssueWebhookSecret, state: Account): WebhookSecretIssued[] => {
+  const account = requireOpen(state);
+  if (account.webhookSecret !== null) return [];
+  assertUsableSecret(data.secret);
+  return [{ type: 'WebhookSecretIssued', data: { orgId: data.orgId, secret: data.secret, issuedAt: data.now } }];
+};
+
+export const rotateWebhookSecret = ({ data }: RotateWebhookSecret, state: Account): WebhookSecretRotated[] => {
+  const account = requireOpen(state);
+  // The same new secret again is a retried command.
+  if (account.webhookSecret === data.secret) return [];
+  assertUsableSecret(data.secret);
+  return [{ type: 'WebhookSecretRotated', data: { orgId: data.orgId, secret: data.secret, rotatedAt: data.now } }];
+};
+
 export const decideAccount = (command: AccountCommand, state: Account): AccountEvent[] => {
   switch (command.type) {
     case 'OpenAccount':
@@ -102,6 +139,10 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
       return chargeCredits(command, state);
     case 'RefundCredits':
       return refundCredits(command, state);
+    case 'IssueWebhookSecret':
+      return issueWebhookSecret(command, state);
+    case 'RotateWebhookSecret':
+      return rotateWebhookSecret(command, state);
     default:
       return assertNever(command);
   }

@@ -47,4 +47,21 @@ export type CreditsRenewed = DomainEvent<
   { credits: number; periodStartedAt: string; nextRenewalAt: string }
 >;
 
-export type AccountEvent = AccountOpened | ApiKeyIssued | ApiKeyRevoked | CreditsCharged | CreditsRefunded | CreditsRenewed;
+/**
+ * The key webhooks to this organization are signed with (HMAC-SHA256). Kept in the event because
+ * signing needs the secret itself, not a digest; it is shown to the organization on request.
+ */
+export type WebhookSecretIssued = DomainEvent<'WebhookSecretIssued', { orgId: string; secret: string; issuedAt: string }>;
+
+/** A new webhook secret replaces the current one; the old one still signs for a grace period. */
+export type WebhookSecretRotated = DomainEvent<'WebhookSecretRotated', { orgId: string; secret: string; rotatedAt: string }>;
+
+export type AccountEvent =
+  | AccountOpened
+  | ApiKeyIssued
+  | ApiKeyRevoked
+  | CreditsCharged
+  | CreditsRefunded
+  | CreditsRenewed
+  | WebhookSecretIssued
+  | WebhookSecretRotated;

@@ -19,6 +19,10 @@ export interface OpenAccountState {
   /** Amount charged per request id, kept so a retried charge or refund is recognised. */
   readonly charges: ReadonlyMap<string, number>;
   readonly refunded: ReadonlySet<string>;
+  /** Signs webhooks; null for accounts opened before webhook secrets existed, until one is issued. */
+  readonly webhookSecret: string | null;
+  /** The secret a rotation replaced, and when: it keeps signing alongside the new one for a grace period. */
+  readonly previousWebhookSecret: { readonly secret: string; readonly rotatedAt: string } | null;
 }
 
 export type Account = { readonly status: 'absent' } | OpenAccountState;
@@ -30,7 +34,18 @@ export const creditsLeft = (account: OpenAccountState): number => account.plan.c
 export const evolveAccount = (state: Account, event: AccountEvent): Account => {
   if (event.type === 'AccountOpened') {
     const { orgId, name, plan } = event.data;
-    return { status: 'open', orgId, name, plan, apiKeys: new Map(), creditsUsed: 0, charges: new Map(), refunded: new Set() };
+    return {
+      status: 'open',
+      orgId,
+      name,
+      plan,
+      apiKeys: new Map(),
+      creditsUsed: 0,
+      charges: new Map(),
+      refunded: new Set(),
+      webhookSecret: null,
+      previousWebhookSecret: null,
+    };
   }
   if (state.status !== 'open') return state;
   switch (event.type) {
@@ -60,6 +75,14 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
         ...state,
         creditsUsed: 0,
         plan: { ...state.plan, credits: event.data.credits, nextRenewalAt: event.data.nextRenewalAt },
+      };
+    case 'WebhookSecretIssued':
+      return { ...state, webhookSecret: event.data.secret };
+    case 'WebhookSecretRotated':
+      return {
+        ...state,
+        webhookSecret: event.data.secret,
+        previousWebhookSecret: state.webhookSecret === null ? null : { secret: state.webhookSecret, rotatedAt: event.data.rotatedAt },
       };
     default:
       return assertNever(event);

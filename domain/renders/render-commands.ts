@@ -1,4 +1,6 @@
+import type { CaptureRequested } from './capture-events.js';
 import type { RenderRequested, StoredFile } from './render-events.js';
+import type { WebhookCommand } from './webhook-delivery.js';
 
 export interface RequestRender {
   readonly type: 'RequestRender';
@@ -25,4 +27,14 @@ export interface DeleteResult {
   readonly data: { readonly requestId: string; readonly orgId: string; readonly now: string };
 }
 
-export type RenderCommand = RequestRender | CompleteRender | FailRender | DeleteResult;
+export interface RequestCapture {
+  readonly type: 'RequestCapture';
+  readonly data: CaptureRequested['data'];
+}
+
+export interface RecordRenderProgress {
+  readonly type: 'RecordRenderProgress';
+  readonly data: { readonly requestId: string; readonly framesDone: number; readonly framesTotal: number; readonly now: string };
+}
+
+export type RenderCommand = RequestRender | RequestCapture | CompleteRender | FailRender | DeleteResult | WebhookCommand | RecordRenderProgress;

@@ -1,12 +1,19 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, notFound } from '../shared/errors.js';
-import type { CompleteRender, DeleteResult, FailRender, RenderCommand, RequestRender } from './render-commands.js';
-import type { RenderCompleted, RenderEvent, RenderFailed, RenderRequested, ResultDeleted } from './render-events.js';
+import type { CaptureRequested } from './capture-events.js';
+import type { CompleteRender, DeleteResult, FailRender, RecordRenderProgress, RenderCommand, RequestCapture, RequestRender } from './render-commands.js';
+import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, RenderRequested, ResultDeleted } from './render-events.js';
 import { evolveRender, initialRender, type Render } from './render.js';
+import { abandonWebhook, recordWebhookDelivery, recordWebhookFailure } from './webhook-delivery.js';
 
 export const requestRender = ({ data }: RequestRender, state: Render): RenderRequested[] => {
   if (state.status !== 'absent') throw conflict(`Render ${data.requestId} already exists`);
   return [{ type: 'RenderRequested', data }];
+};
+
+export const requestCapture = ({ data }: RequestCapture, state: Render): CaptureRequested[] => {
+  if (state.status !== 'absent') throw conflict(`Render ${data.requestId} already exists`);
+  return [{ type: 'CaptureRequested', data }];
 };
 
 /** Completion and failure arrive from retried activities: only the first outcome counts. */
@@ -29,16 +36,39 @@ export const deleteResult = ({ data }: DeleteResult, state: Render): ResultDelet
   return [{ type: 'ResultDeleted', data: { requestId: data.requestId, deletedAt: data.now } }];
 };
 
+/** Progress of a render still pending, and only forwards: retried attempts report frames again from 0. */
+export const recordProgress = ({ data }: RecordRenderProgress, state: Render): RenderProgressed[] => {
+  if (state.status === 'absent') throw notFound('Render');
+  if (state.status !== 'pending' || data.framesDone <= state.framesDone) return [];
+  return [{ type: 'RenderProgressed', data: { requestId: data.requestId, framesDone: data.framesDone, framesTotal: data.framesTotal, at: data.now } }];
+};
+
+/** Webhook deliveries belong to a request that exists; whether its result was deleted since does not matter to them. */
+const deliveriesOf = (state: Render) => {
+  if (state.status === 'absent') throw notFound('Render');
+  return state.webhookDeliveries;
+};
+
 export const decideRender = (command: RenderCommand, state: Render): RenderEvent[] => {
   switch (command.type) {
     case 'RequestRender':
       return requestRender(command, state);
+    case 'RequestCapture':
+      return requestCapture(command, state);
     case 'CompleteRender':
       return completeRender(command, state);
     case 'FailRender':
       return failRender(command, state);
     case 'DeleteResult':
       return deleteResult(command, state);
+    case 'RecordRenderProgress':
+      return recordProgress(command, state);
+    case 'RecordWebhookFailure':
+      return recordWebhookFailure(command, deliveriesOf(state));
+    case 'RecordWebhookDelivery':
+      return recordWebhookDelivery(command, deliveriesOf(state));
+    case 'AbandonWebhook':
+      return abandonWebhook(command, deliveriesOf(state));
     default:
       return assertNever(command);
   }

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../shared/events.js';
+import type { CaptureRequested } from './capture-events.js';
 import type { Editor, OutputFormat } from '../templates/template-settings.js';
 
 export const renderStream = (requestId: string) => `render-${requestId}`;
@@ -68,4 +69,34 @@ export type RenderFailed = DomainEvent<'RenderFailed', { requestId: string; reas
 
 export type ResultDeleted = DomainEvent<'ResultDeleted', { requestId: string; deletedAt: string }>;
 
-export type RenderEvent = RenderRequested | RenderCompleted | RenderFailed | ResultDeleted;
+/**
+ * One attempt to POST the outcome to the request's webhookUrl failed: the receiver answered
+ * `statusCode` (not 2xx), or null when there was no answer (refused, timed out, blocked address).
+ */
+export type WebhookDeliveryFailed = DomainEvent<
+  'WebhookDeliveryFailed',
+  { requestId: string; deliveryId: string; url: string; attempt: number; statusCode: number | null; error: string; failedAt: string }
+>;
+
+/** The receiver accepted the delivery (2xx) on attempt number `attempts`. */
+export type WebhookDelivered = DomainEvent<
+  'WebhookDelivered',
+  { requestId: string; deliveryId: string; url: string; attempts: number; statusCode: number; deliveredAt: string }
+>;
+
+/** Retries ran out (the retry window closed): no more attempts are made for this delivery. */
+export type WebhookAbandoned = DomainEvent<
+  'WebhookAbandoned',
+  { requestId: string; deliveryId: string; url: string; attempts: number; reason: string; abandonedAt: string }
+>;
+
+/**
+ * A video render has captured `framesDone` of its `framesTotal` frames. Recorded every tenth of the
+ * way, never backwards: a retried attempt that starts again from frame 0 records nothing until it
+ * passes what an earlier attempt reached.
+ */
+export type RenderProgressed = DomainEvent<'RenderProgressed', { requestId: string; framesDone: number; framesTotal: number; at: string }>;
+
+export type WebhookEvent = WebhookDeliveryFailed | WebhookDelivered | WebhookAbandoned;
+
+export type RenderEvent = RenderRequested | CaptureRequested | RenderCompleted | RenderFailed | ResultDeleted | WebhookEvent | RenderProgressed;

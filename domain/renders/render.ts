@@ -1,21 +1,42 @@
 import { assertNever } from '../shared/decider.js';
+import type { CaptureRequested } from './capture-events.js';
 import type { RenderEvent, RenderRequested, StoredFile } from './render-events.js';
+import { evolveWebhookDeliveries, noWebhookDeliveries, type WebhookDeliveries } from './webhook-delivery.js';
 
 export type RenderStatus = 'pending' | 'done' | 'failed';
 
+interface Accepted {
+  readonly status: RenderStatus;
+  readonly file: StoredFile | null;
+  readonly deleted: boolean;
+  /** Webhook deliveries by delivery id. */
+  readonly webhookDeliveries: WebhookDeliveries;
+  /** Frames a video render has captured so far, the most any attempt reached. */
+  readonly framesDone: number;
+}
+
+/** A render of a template, or a capture of a web page (`kind`); both end and are deleted alike. */
 export type Render =
   | { readonly status: 'absent' }
-  | {
-      readonly status: RenderStatus;
-      readonly request: RenderRequested['data'];
-      readonly file: StoredFile | null;
-      readonly deleted: boolean;
-    };
+  | (Accepted & { readonly kind: 'template'; readonly request: RenderRequested['data'] })
+  | (Accepted & { readonly kind: 'capture'; readonly request: CaptureRequested['data'] });
+
+/** The accepted request of either kind: what charging, recording and webhooks need. */
+export type AcceptedRequest = RenderRequested['data'] | CaptureRequested['data'];
+
+/** File name and link lifetime of the result, wherever the request keeps them. */
+export const resultFileOf = (request: AcceptedRequest): { fileName: string; expires: number | null } =>
+  'capture' in request ? request.capture : request.spec;
 
 export const initialRender = (): Render => ({ status: 'absent' });
 
 export const evolveRender = (state: Render, event: RenderEvent): Render => {
-  if (event.type === 'RenderRequested') return { status: 'pending', request: event.data, file: null, deleted: false };
+  if (event.type === 'RenderRequested') {
+    return { status: 'pending', kind: 'template', request: event.data, file: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
+  }
+  if (event.type === 'CaptureRequested') {
+    return { status: 'pending', kind: 'capture', request: event.data, file: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
+  }
   if (state.status === 'absent') return state;
   switch (event.type) {
     case 'RenderCompleted': {
@@ -26,6 +47,12 @@ export const evolveRender = (state: Render, event: RenderEvent): Render => {
       return { ...state, status: 'failed' };
     case 'ResultDeleted':
       return { ...state, deleted: true };
+    case 'RenderProgressed':
+      return { ...state, framesDone: Math.max(state.framesDone, event.data.framesDone) };
+    case 'WebhookDeliveryFailed':
+    case 'WebhookDelivered':
+    case 'WebhookAbandoned':
+      return { ...state, webhookDeliveries: evolveWebhookDeliveries(state.webhookDeliveries, event) };
     default:
       return assertNever(event);
   }

@@ -19,6 +19,13 @@ export interface EventMetadata {
   readonly actor: string;
   readonly correlationId: string;
   readonly causationId: string;
+  /**
+   * Tamper evidence, set by the event store when it appends: `hash` is the SHA-256 of this event
+   * (stream, revision, type, data and the rest of its metadata) and `previousHash` the hash of the
+   * stream's previous event (null for the first), so editing any stored event breaks the chain.
+   */
+  readonly hash?: string;
+  readonly previousHash?: string | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Editor, Fps, OutputFormat } from './template-settings.js';
 import type { TemplateChanges } from './template-events.js';
+import type { ComponentDocument } from './components/component-document.js';
 
 export interface CreateTemplate {
   readonly type: 'CreateTemplate';
@@ -40,9 +41,19 @@ export interface ReplaceTemplateContent {
   };
 }
 
+export interface ReplaceTemplateComponents {
+  readonly type: 'ReplaceTemplateComponents';
+  readonly data: { readonly templateId: string; readonly orgId: string; readonly components: ComponentDocument; readonly now: string };
+}
+
 export interface DeleteTemplate {
   readonly type: 'DeleteTemplate';
   readonly data: { readonly templateId: string; readonly orgId: string; readonly now: string };
 }
 
-export type TemplateCommand = CreateTemplate | UpdateTemplate | ReplaceTemplateContent | DeleteTemplate;
+export type TemplateCommand =
+  | CreateTemplate
+  | UpdateTemplate
+  | ReplaceTemplateContent
+  | ReplaceTemplateComponents
+  | DeleteTemplate;

@@ -3,18 +3,22 @@ import { conflict, notFound, validationError } from '../shared/errors.js';
 import type {
   CreateTemplate,
   DeleteTemplate,
+  ReplaceTemplateComponents,
   ReplaceTemplateContent,
   TemplateCommand,
   UpdateTemplate,
 } from './template-commands.js';
 import type {
   TemplateChanges,
+  TemplateComponentsReplaced,
   TemplateContentReplaced,
   TemplateCreated,
   TemplateDeleted,
   TemplateEvent,
   TemplateUpdated,
 } from './template-events.js';
+import { assertUsesComponents, documentProblems } from './components/document-problems.js';
+import { deriveProperties } from './components/template-properties.js';
 import { evolveTemplate, initialTemplate, type Template, type TemplateFields } from './template.js';
 import {
   assertFormatFitsEditor,
@@ -113,6 +117,27 @@ export const replaceTemplateContent = (
   ];
 };
 
+export const replaceTemplateComponents = (
+  { data }: ReplaceTemplateComponents,
+  state: Template,
+): TemplateComponentsReplaced[] => {
+  const { fields } = requireOwnedActive(state, data.orgId);
+  assertUsesComponents(data.templateId, fields.editor);
+  const problems = documentProblems(data.components, fields.editor);
+  if (problems.length > 0) throw validationError('Invalid components', problems);
+  return [
+    {
+      type: 'TemplateComponentsReplaced',
+      data: {
+        templateId: data.templateId,
+        components: data.components,
+        properties: deriveProperties(data.components),
+        replacedAt: data.now,
+      },
+    },
+  ];
+};
+
 export const deleteTemplate = ({ data }: DeleteTemplate, state: Template): TemplateDeleted[] => {
   requireOwnedActive(state, data.orgId);
   return [{ type: 'TemplateDeleted', data: { templateId: data.templateId, deletedAt: data.now } }];
@@ -126,6 +151,8 @@ export const decideTemplate = (command: TemplateCommand, state: Template): Templ
       return updateTemplate(command, state);
     case 'ReplaceTemplateContent':
       return replaceTemplateContent(command, state);
+    case 'ReplaceTemplateComponents':
+      return replaceTemplateComponents(command, state);
     case 'DeleteTemplate':
       return deleteTemplate(command, state);
     default:

@@ -1,5 +1,7 @@
 import type { DomainEvent } from '../shared/events.js';
 import type { Editor, Fps, OutputFormat } from './template-settings.js';
+import type { ComponentDocument } from './components/component-document.js';
+import type { TemplateProperty } from './components/template-properties.js';
 
 export const templateStream = (templateId: string) => `template-${templateId}`;
 
@@ -54,6 +56,22 @@ export type TemplateContentReplaced = DomainEvent<
   }
 >;
 
+export type TemplateComponentsReplaced = DomainEvent<
+  'TemplateComponentsReplaced',
+  {
+    templateId: string;
+    components: ComponentDocument;
+    /** Derived from `components`, recorded so history shows what render data could change. */
+    properties: TemplateProperty[];
+    replacedAt: string;
+  }
+>;
+
 export type TemplateDeleted = DomainEvent<'TemplateDeleted', { templateId: string; deletedAt: string }>;
 
-export type TemplateEvent = TemplateCreated | TemplateUpdated | TemplateContentReplaced | TemplateDeleted;
+export type TemplateEvent =
+  | TemplateCreated
+  | TemplateUpdated
+  | TemplateContentReplaced
+  | TemplateComponentsReplaced
+  | TemplateDeleted;

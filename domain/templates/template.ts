@@ -1,5 +1,6 @@
 import { assertNever } from '../shared/decider.js';
 import type { TemplateCreated, TemplateEvent } from './template-events.js';
+import type { ComponentDocument } from './components/component-document.js';
 
 export interface HtmlContent {
   readonly html: string;
@@ -15,7 +16,13 @@ export type TemplateFields = Omit<TemplateCreated['data'], 'createdAt'> & {
 
 export type Template =
   | { readonly status: 'absent' }
-  | { readonly status: 'active'; readonly fields: TemplateFields; readonly content: HtmlContent | null }
+  | {
+      readonly status: 'active';
+      readonly fields: TemplateFields;
+      readonly content: HtmlContent | null;
+      /** canvas-editor and canvas-html templates only. */
+      readonly components: ComponentDocument | null;
+    }
   | { readonly status: 'deleted'; readonly orgId: string };
 
 export const initialTemplate = (): Template => ({ status: 'absent' });
@@ -27,6 +34,7 @@ export const evolveTemplate = (state: Template, event: TemplateEvent): Template 
         status: 'active',
         fields: { ...event.data, updatedAt: event.data.createdAt },
         content: null,
+        components: null,
       };
     case 'TemplateUpdated': {
       if (state.status !== 'active') return state;
@@ -49,6 +57,10 @@ export const evolveTemplate = (state: Template, event: TemplateEvent): Template 
         fields: { ...state.fields, updatedAt: replacedAt },
         content: { html, css, sampleData, mergeFields },
       };
+    }
+    case 'TemplateComponentsReplaced': {
+      if (state.status !== 'active') return state;
+      return { ...state, fields: { ...state.fields, updatedAt: event.data.replacedAt }, components: event.data.components };
     }
     case 'TemplateDeleted':
       return state.status === 'active' ? { status: 'deleted', orgId: state.fields.orgId } : state;

@@ -35,6 +35,10 @@ const ConfigSchema = z.object({
   PAGES_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
   RENDER_QUEUE_MAX: z.coerce.number().int().min(0).default(32),
   RENDER_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  /** Screenshots and PDFs of URLs: bound on reaching the page's load event; a page still loading then is captured as it stands. */
+  CAPTURE_NAVIGATION_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  /** Bound on taking the screenshot or printing the PDF of a loaded page. */
+  CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   SYNC_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
   MAX_PENDING_SYNC_RENDERS: z.coerce.number().int().min(1).default(64),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
@@ -42,6 +46,13 @@ const ConfigSchema = z.object({
   PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** Signs expiring result links; generated once into the data folder when unset. */
   URL_SIGNING_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Webhook retries: exponential backoff (x2) from the first interval up to the longest, for the window; read by workers. */
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(5_000),
+  WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce.number().int().min(10).default(60 * 60 * 1000),
+  WEBHOOK_RETRY_FOR_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60 * 1000),
+  /** 0: no limit on attempts, only the window. */
+  WEBHOOK_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(0).default(0),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -1,4 +1,5 @@
 import type { EventStore } from '../../application/ports/event-store.js';
+import { eventSchemaRegistry } from '../event-schemas/event-schema-registry.js';
 import { createEventStoreDbEventStore } from './eventstoredb-event-store.js';
 import { createPostgresEventStore } from './postgres-event-store.js';
 
@@ -16,7 +17,9 @@ export interface CreateEventStoreOptions {
   readonly logger?: EventStoreLogger;
 }
 
+/** The service's event store: every event checked against its schema on append and upcast on read. */
 export async function createEventStore({ eventStoreUrl, databaseUrl, logger }: CreateEventStoreOptions): Promise<EventStore> {
-  if (eventStoreUrl) return createEventStoreDbEventStore({ connectionString: eventStoreUrl, logger });
-  return createPostgresEventStore({ connectionString: databaseUrl, logger });
+  const schemas = eventSchemaRegistry;
+  if (eventStoreUrl) return createEventStoreDbEventStore({ connectionString: eventStoreUrl, logger, schemas });
+  return createPostgresEventStore({ connectionString: databaseUrl, logger, schemas });
 }

@@ -1,5 +1,6 @@
 import {
-  ANY,
+  BACKWARDS,
+  END,
   EventStoreDBClient,
   NO_STREAM,
   START,
@@ -21,6 +22,8 @@ import type {
 } from '../../application/ports/event-store.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { EventEnvelope, EventMetadata, RecordedEvent } from '../../domain/shared/events.js';
+import type { EventSchemaRegistry } from '../event-schemas/event-schema-registry.js';
+import { chainEvents } from './event-chain.js';
 
 /** The subset of a pino (or console) logger this adapter uses. */
 export interface EventStoreDbLogger {
@@ -31,10 +34,14 @@ export interface EventStoreDbEventStoreOptions {
   /** An `esdb://` (or `kurrentdb://`) connection string, e.g. EVENTSTORE_URL. */
   readonly connectionString: string;
   readonly logger?: EventStoreDbLogger;
+  /** Checks and versions events on append, upcasts them on read; without it events pass as they are. */
+  readonly schemas?: EventSchemaRegistry;
 }
 
 /** Raw events fetched per round trip by readAll; system events in between are dropped afterwards. */
 const MIN_READ_BATCH = 256;
+/** An 'any' append retried after another writer moved the stream between reading its head and appending. */
+const ANY_APPEND_ATTEMPTS = 5;
 
 /** The fields of the client's recorded event this adapter reads. */
 interface StoredEvent {
@@ -55,8 +62,14 @@ const positionOf = (after: number): Position => ({ commit: BigInt(after), prepar
 const comparePositions = (a: Position, b: Position) =>
   a.commit !== b.commit ? (a.commit < b.commit ? -1 : 1) : a.prepare === b.prepare ? 0 : a.prepare < b.prepare ? -1 : 1;
 
-const toExpectedRevision = (expected: ExpectedRevision): AppendExpectedRevision =>
-  expected === 'no-stream' ? NO_STREAM : expected === 'any' ? ANY : BigInt(expected);
+/** The revision an append must find: the one just read, so nothing slips in between the chain's links. */
+const pinnedRevision = (lastRevision: number | null): AppendExpectedRevision => (lastRevision === null ? NO_STREAM : BigInt(lastRevision));
+
+const expectationHolds = (expected: ExpectedRevision, lastRevision: number | null) =>
+  expected === 'any' || (expected === 'no-stream' ? lastRevision === null : lastRevision === expected);
+
+const describeRevision = (revision: ExpectedRevision | null) =>
+  revision === null || revision === 'no-stream' ? 'no stream' : `revision ${revision}`;
 
 const toRecordedEvent = (event: StoredEvent): RecordedEvent => ({
   type: event.type,
@@ -70,38 +83,65 @@ const toRecordedEvent = (event: StoredEvent): RecordedEvent => ({
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export function createEventStoreDbEventStore({ connectionString, logger }: EventStoreDbEventStoreOptions): EventStore {
+export function createEventStoreDbEventStore({ connectionString, logger, schemas }: EventStoreDbEventStoreOptions): EventStore {
   const client = EventStoreDBClient.connectionString(connectionString);
   const subscriptions = new Set<Subscription>();
+
+  const toCurrent = (event: StoredEvent) => (schemas ? schemas.upcast(toRecordedEvent(event)) : toRecordedEvent(event));
+
+  /** The stream's last event (revision and hash), or null for a stream that does not exist. */
+  async function head(streamName: string): Promise<{ revision: number; hash: string | null } | null> {
+    try {
+      for await (const resolved of client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (resolved.event) return { revision: Number(resolved.event.revision), hash: (resolved.event.metadata as unknown as EventMetadata).hash ?? null };
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null;
+      throw error;
+    }
+    return null;
+  }
 
   async function append(
     streamName: string,
     events: readonly EventEnvelope[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
-    try {
-      const result = await client.appendToStream(
-        streamName,
-        events.map((event) =>
-          jsonEvent({
-            // The envelope's id doubles as the server's event id, which makes retried appends idempotent.
-            id: event.metadata.eventId,
-            type: event.type,
-            data: event.data as JSONType,
-            metadata: { ...event.metadata },
-          }),
-        ),
-        { expectedRevision: toExpectedRevision(expected) },
-      );
-      return {
-        nextExpectedRevision: Number(result.nextExpectedRevision),
-        position: result.position ? Number(result.position.commit) : -1,
-      };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
-        throw new DomainError('conflict', `stream ${streamName}: ${error.message}`);
+    const prepared = schemas ? events.map((event) => schemas.prepare(event)) : events;
+    for (let attempt = 1; ; attempt++) {
+      // Each event names its predecessor's hash, so the append is pinned to the head it was chained to.
+      const last = await head(streamName);
+      const lastRevision = last?.revision ?? null;
+      if (!expectationHolds(expected, lastRevision)) {
+        throw new DomainError('conflict', `stream ${streamName}: expected ${describeRevision(expected)}, found ${describeRevision(lastRevision)}`);
       }
-      throw error;
+      if (prepared.length === 0) return { nextExpectedRevision: lastRevision ?? -1, position: -1 };
+      const chained = chainEvents(streamName, (lastRevision ?? -1) + 1, last?.hash ?? null, prepared);
+      try {
+        const result = await client.appendToStream(
+          streamName,
+          chained.map((event) =>
+            jsonEvent({
+              // The envelope's id doubles as the server's event id, which makes retried appends idempotent.
+              id: event.metadata.eventId,
+              type: event.type,
+              data: event.data as JSONType,
+              metadata: { ...event.metadata },
+            }),
+          ),
+          { expectedRevision: pinnedRevision(lastRevision) },
+        );
+        return {
+          nextExpectedRevision: Number(result.nextExpectedRevision),
+          position: result.position ? Number(result.position.commit) : -1,
+        };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        // Only 'any' may chain onto whatever head another writer just made.
+        if (expected !== 'any' || attempt >= ANY_APPEND_ATTEMPTS) {
+          throw new DomainError('conflict', `stream ${streamName}: ${error.message}`);
+        }
+      }
     }
   }
 
@@ -109,7 +149,7 @@ export function createEventStoreDbEventStore({ connectionString, logger }: Event
     const events: RecordedEvent[] = [];
     try {
       for await (const resolved of client.readStream(streamName)) {
-        if (resolved.event) events.push(toRecordedEvent(resolved.event));
+        if (resolved.event) events.push(toCurrent(resolved.event));
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
@@ -118,7 +158,7 @@ export function createEventStoreDbEventStore({ connectionString, logger }: Event
     return events;
   }
 
-  async function readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async function readAll({ after, limit, asStored = false }: ReadAllOptions): Promise<RecordedEvent[]> {
     const collected: RecordedEvent[] = [];
     // Reads from a position include the event at that position, which the port excludes.
     let lastSeen: Position | null = after === null ? null : positionOf(after);
@@ -134,7 +174,7 @@ export function createEventStoreDbEventStore({ connectionString, logger }: Event
         if (!event?.position || (lastSeen && comparePositions(event.position, lastSeen) <= 0)) continue;
         lastSeen = event.position;
         if (isSystemEvent(event.type)) continue;
-        collected.push(toRecordedEvent(event));
+        collected.push(asStored ? toRecordedEvent(event) : toCurrent(event));
         if (collected.length === limit) {
           await read.cancel();
           return collected;
@@ -142,6 +182,15 @@ export function createEventStoreDbEventStore({ connectionString, logger }: Event
       }
       if (fetched < batchSize) return collected;
     }
+  }
+
+  async function headPosition(): Promise<number | null> {
+    // Newest first; system events at the end of the log are skipped, as readAll skips them.
+    for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: END })) {
+      const event = resolved.event;
+      if (event?.position && !isSystemEvent(event.type)) return Number(event.position.commit);
+    }
+    return null;
   }
 
   function subscribeToAll(after: number | null, handler: SubscriptionHandler): Subscription {
@@ -158,7 +207,7 @@ export function createEventStoreDbEventStore({ connectionString, logger }: Event
           if (stopped) return;
           const event = resolved.event;
           if (!event?.position || (lastSeen && comparePositions(event.position, lastSeen) <= 0)) continue;
-          await handler(toRecordedEvent(event));
+          await handler(toCurrent(event));
           lastSeen = event.position;
         }
         if (!stopped) logger?.error('EventStoreDB subscription ended by the server');
@@ -194,5 +243,5 @@ export function createEventStoreDbEventStore({ connectionString, logger }: Event
     await client.dispose();
   }
 
-  return { append, readStream, readAll, subscribeToAll, close };
+  return { append, readStream, readAll, headPosition, subscribeToAll, close };
 }

@@ -9,6 +9,8 @@ import type {
 } from '../../application/ports/event-store.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { EventEnvelope, EventMetadata, RecordedEvent } from '../../domain/shared/events.js';
+import type { EventSchemaRegistry } from '../event-schemas/event-schema-registry.js';
+import { chainEvents } from './event-chain.js';
 
 /** The subset of a pino (or console) logger this adapter uses. */
 export interface PostgresEventStoreLogger {
@@ -19,6 +21,8 @@ export interface PostgresEventStoreLogger {
 export interface PostgresEventStoreOptions {
   readonly connectionString: string;
   readonly logger?: PostgresEventStoreLogger;
+  /** Checks and versions events on append, upcasts them on read; without it events pass as they are. */
+  readonly schemas?: EventSchemaRegistry;
 }
 
 /** Key of the transaction-level advisory lock every append and the schema setup take. */
@@ -58,7 +62,7 @@ const wrongExpectedRevision = (streamName: string, expected: ExpectedRevision, c
       `found ${current === null ? 'no stream' : `revision ${current}`}`,
   );
 
-export async function createPostgresEventStore({ connectionString, logger }: PostgresEventStoreOptions): Promise<EventStore> {
+export async function createPostgresEventStore({ connectionString, logger, schemas }: PostgresEventStoreOptions): Promise<EventStore> {
   const pool = new pg.Pool({ connectionString, max: 10 });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
   pool.on('error', (error) => logger?.warn(`event store pool: ${error.message}`));
@@ -90,6 +94,8 @@ export async function createPostgresEventStore({ connectionString, logger }: Pos
     events: readonly EventEnvelope[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
+    // Checked before taking the append lock: a bad event fails without holding up other writers.
+    const prepared = schemas ? events.map((event) => schemas.prepare(event)) : events;
     try {
       return await withTransaction(pool, async (client) => {
         // Positions come from a sequence, allocated at insert time but visible only at commit. Two
@@ -97,8 +103,8 @@ export async function createPostgresEventStore({ connectionString, logger }: Pos
         // that already read past 11 would never see 10. One append at a time makes commit order
         // equal position order; the lock is released only after the commit is visible.
         await client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK_KEY]);
-        const last = await client.query<{ revision: number; position: string }>(
-          'select revision, position from events where stream_name = $1 order by revision desc limit 1',
+        const last = await client.query<{ revision: number; position: string; hash: string | null }>(
+          "select revision, position, metadata->>'hash' as hash from events where stream_name = $1 order by revision desc limit 1",
           [streamName],
         );
         const current = last.rows[0] ?? null;
@@ -109,13 +115,13 @@ export async function createPostgresEventStore({ connectionString, logger }: Pos
         ) {
           throw wrongExpectedRevision(streamName, expected, currentRevision);
         }
-        if (events.length === 0) {
+        if (prepared.length === 0) {
           return { nextExpectedRevision: currentRevision ?? -1, position: Number(current?.position ?? -1) };
         }
 
         const firstRevision = (currentRevision ?? -1) + 1;
         const values: unknown[] = [streamName];
-        const rows = events.map((event, index) => {
+        const rows = chainEvents(streamName, firstRevision, current?.hash ?? null, prepared).map((event, index) => {
           values.push(firstRevision + index, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
           const p = values.length;
           return `($1, $${p - 3}, $${p - 2}, $${p - 1}::jsonb, $${p}::jsonb)`;
@@ -127,7 +133,7 @@ export async function createPostgresEventStore({ connectionString, logger }: Pos
         const lastPosition = inserted.rows.at(-1)?.position ?? '-1';
         // Delivered to listeners when (and only if) this transaction commits.
         await client.query('select pg_notify($1, $2)', [APPENDED_CHANNEL, lastPosition]);
-        return { nextExpectedRevision: firstRevision + events.length - 1, position: Number(lastPosition) };
+        return { nextExpectedRevision: firstRevision + prepared.length - 1, position: Number(lastPosition) };
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
@@ -137,20 +143,28 @@ export async function createPostgresEventStore({ connectionString, logger }: Pos
     }
   }
 
+  const toCurrent = (row: EventRow) => (schemas ? schemas.upcast(toRecordedEvent(row)) : toRecordedEvent(row));
+
   async function readStream(streamName: string): Promise<RecordedEvent[]> {
     const result = await pool.query<EventRow>(
       `select ${SELECT_COLUMNS} from events where stream_name = $1 order by revision`,
       [streamName],
     );
-    return result.rows.map(toRecordedEvent);
+    return result.rows.map(toCurrent);
   }
 
-  async function readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async function readAll({ after, limit, asStored = false }: ReadAllOptions): Promise<RecordedEvent[]> {
     const result = await pool.query<EventRow>(
       `select ${SELECT_COLUMNS} from events where position > $1 order by position limit $2`,
       [after ?? 0, limit],
     );
-    return result.rows.map(toRecordedEvent);
+    return result.rows.map(asStored ? toRecordedEvent : toCurrent);
+  }
+
+  async function headPosition(): Promise<number | null> {
+    const result = await pool.query<{ head: string | null }>('select max(position) as head from events');
+    const head = result.rows[0]?.head ?? null;
+    return head === null ? null : Number(head);
   }
 
   function subscribeToAll(after: number | null, handler: SubscriptionHandler): Subscription {
@@ -217,7 +231,7 @@ export async function createPostgresEventStore({ connectionString, logger }: Pos
     await pool.end();
   }
 
-  return { append, readStream, readAll, subscribeToAll, close };
+  return { append, readStream, readAll, headPosition, subscribeToAll, close };
 }
 
 async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -15,6 +15,11 @@ export interface ProjectionRunnerOptions {
   readonly logger: Logger;
   /** Events applied per transaction while catching up. */
   readonly batchSize?: number;
+  /**
+   * Told of every batch once its transaction committed, whichever instance applied it: in-process
+   * caches of read-model rows evict what changed.
+   */
+  readonly onCommitted?: (events: readonly RecordedEvent[]) => void;
 }
 
 export interface ProjectionRunner {
@@ -29,7 +34,7 @@ export interface ProjectionRunner {
   waitFor(position: number, timeoutMs: number): Promise<boolean>;
 }
 
-export const createProjectionRunner = ({ orm, eventStore, projection, logger, batchSize = 500 }: ProjectionRunnerOptions): ProjectionRunner => {
+export const createProjectionRunner = ({ orm, eventStore, projection, logger, batchSize = 500, onCommitted }: ProjectionRunnerOptions): ProjectionRunner => {
   const log = logger.child({ projection: projection.name });
   let applied = NOTHING_APPLIED;
   let live = false;
@@ -62,6 +67,7 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
       checkpoint.position = Math.max(checkpoint.position, last.position);
       return checkpoint.position;
     });
+    onCommitted?.(events);
     advanceTo(reached);
   };
 

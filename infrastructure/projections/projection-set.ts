@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { EventStore } from '../../application/ports/event-store.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
 import { accountsProjection } from './accounts-projection.js';
 import type { Projection } from './projection.js';
 import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
@@ -18,12 +19,28 @@ export interface ProjectionSet extends ProjectionProgress {
   start(): Promise<void>;
   stop(): Promise<void>;
   isLive(): boolean;
+  /** Calls `listener` with every batch the named projection committed, from now on. */
+  onCommitted(projection: string, listener: CommitListener): void;
 }
 
+export type CommitListener = (events: readonly RecordedEvent[]) => void;
+
 export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStore; logger: Logger }, projections = allProjections): ProjectionSet => {
-  const runners = projections.map((projection) => createProjectionRunner({ ...deps, projection }));
+  const listeners = new Map<string, CommitListener[]>();
+  const runners = projections.map((projection) =>
+    createProjectionRunner({
+      ...deps,
+      projection,
+      onCommitted: (events) => {
+        for (const listener of listeners.get(projection.name) ?? []) listener(events);
+      },
+    }),
+  );
   return {
     runners,
+    onCommitted(projection, listener) {
+      listeners.set(projection, [...(listeners.get(projection) ?? []), listener]);
+    },
     start: async () => {
       await Promise.all(runners.map((runner) => runner.start()));
     },

@@ -1,19 +1,34 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { completedFields, failedFields, requestedResult } from '../../application/results/result-view.js';
+import { completedFields, failedFields, progressedFields, requestedCaptureResult, requestedResult } from '../../application/results/result-view.js';
 import type { RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ResultRow } from '../read-models/entities.js';
 import type { Projection } from './projection.js';
+import { webhookAfter, webhookAfterRenderFailed } from '../../application/webhooks/webhook-view.js';
 
-const RENDER_EVENT_TYPES = new Set<string>(['RenderRequested', 'RenderCompleted', 'RenderFailed', 'ResultDeleted']);
+const RENDER_EVENT_TYPES = new Set<string>([
+  'RenderRequested',
+  'CaptureRequested',
+  'RenderCompleted',
+  'RenderFailed',
+  'ResultDeleted',
+  'RenderProgressed',
+  'WebhookDeliveryFailed',
+  'WebhookDelivered',
+  'WebhookAbandoned',
+]);
 
-/** Render streams carry other events too (webhook deliveries); they do not change a result. */
+/** Render streams may carry events that do not change a result; only these do. */
 const isRenderEvent = (event: RecordedEvent): event is RecordedEvent<RenderEvent> =>
   event.streamName.startsWith('render-') && RENDER_EVENT_TYPES.has(event.type);
 
 const applyRenderEvent = async (em: EntityManager, event: RecordedEvent<RenderEvent>) => {
   if (event.type === 'RenderRequested') {
     em.create(ResultRow, { ...requestedResult(event.data), deleted: false, fileDeleted: false });
+    return;
+  }
+  if (event.type === 'CaptureRequested') {
+    em.create(ResultRow, { ...requestedCaptureResult(event.data), deleted: false, fileDeleted: false });
     return;
   }
   const row = await em.findOne(ResultRow, { requestId: event.data.requestId });
@@ -23,7 +38,15 @@ const applyRenderEvent = async (em: EntityManager, event: RecordedEvent<RenderEv
       em.assign(row, completedFields(event.data));
       return;
     case 'RenderFailed':
-      em.assign(row, failedFields(event.data));
+      em.assign(row, { ...failedFields(event.data), webhook: webhookAfterRenderFailed(row.webhook ?? null, row.format) });
+      return;
+    case 'WebhookDeliveryFailed':
+    case 'WebhookDelivered':
+    case 'WebhookAbandoned':
+      row.webhook = webhookAfter(row.webhook ?? null, event);
+      return;
+    case 'RenderProgressed':
+      if (row.status === 'pending') em.assign(row, progressedFields({ framesDone: row.framesDone ?? null }, event.data));
       return;
     case 'ResultDeleted': {
       row.deleted = true;

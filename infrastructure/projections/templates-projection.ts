@@ -35,6 +35,11 @@ const applyTemplateEvent = async (em: EntityManager, event: RecordedEvent<Templa
       em.assign(row, { html, css, sampleData, mergeFields: [...mergeFields], updatedAt: new Date(replacedAt) });
       return;
     }
+    case 'TemplateComponentsReplaced': {
+      const { components, properties, replacedAt } = event.data;
+      em.assign(row, { components, properties, updatedAt: new Date(replacedAt) });
+      return;
+    }
     case 'TemplateDeleted':
       em.assign(row, { deleted: true, updatedAt: new Date(event.data.deletedAt) });
       return;

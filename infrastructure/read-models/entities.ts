@@ -1,4 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { WebhookDeliveryView } from '../../application/ports/read-models.js';
+import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
+import type { TemplateProperty } from '../../domain/templates/components/template-properties.js';
 
 /** One row per template; soft-deleted templates keep their row with `deleted` set. */
 export const TemplateRow = defineEntity({
@@ -23,6 +26,9 @@ export const TemplateRow = defineEntity({
     css: p.text().nullable(),
     sampleData: p.json<Record<string, unknown>>().nullable(),
     mergeFields: p.array().default([]),
+    /** canvas-editor and canvas-html templates: the component document and the properties derived from it. */
+    components: p.json<ComponentDocument>().nullable(),
+    properties: p.json<TemplateProperty[]>().nullable(),
     preview: p.string().nullable(),
     deleted: p.boolean().default(false),
     /** Stream revision the row reflects: the render cache keys on it. */
@@ -76,8 +82,12 @@ export const ResultRow = defineEntity({
   properties: {
     requestId: p.string().primary(),
     orgId: p.string(),
+    /** 'template', or 'screenshot' / 'pdf' for captures of a web page. */
+    kind: p.string().default('template'),
     templateId: p.string(),
     templateName: p.string(),
+    /** The captured page; null for template renders. */
+    url: p.text().nullable(),
     status: p.string(),
     format: p.string(),
     width: p.integer().nullable(),
@@ -99,6 +109,11 @@ export const ResultRow = defineEntity({
     fileDeleted: p.boolean().default(false),
     createdAt: p.datetime(),
     completedAt: p.datetime().nullable(),
+    /** Video renders only: progress of the capture while pending. */
+    framesDone: p.integer().nullable(),
+    framesTotal: p.integer().nullable(),
+    /** Where the webhook's delivery stands; null without a webhookUrl. */
+    webhook: p.json<WebhookDeliveryView>().nullable(),
   },
 });
 export type ResultRow = InferEntity<typeof ResultRow>;

@@ -5,8 +5,10 @@ import { ResultRow } from './entities.js';
 const toView = (row: ResultRow): ResultView => ({
   requestId: row.requestId,
   orgId: row.orgId,
+  kind: row.kind as ResultView['kind'],
   templateId: row.templateId,
   templateName: row.templateName,
+  url: row.url ?? null,
   status: row.status as ResultView['status'],
   format: row.format,
   width: row.width ?? null,
@@ -25,6 +27,9 @@ const toView = (row: ResultRow): ResultView => ({
   credits: row.credits,
   createdAt: row.createdAt,
   completedAt: row.completedAt ?? null,
+  framesDone: row.framesDone ?? null,
+  framesTotal: row.framesTotal ?? null,
+  webhook: row.webhook ?? null,
 });
 
 export const createResultReadModel = (orm: MikroORM): ResultReadModel => ({
@@ -42,6 +47,10 @@ export const createResultReadModel = (orm: MikroORM): ResultReadModel => ({
       offset: filter.page * filter.size,
     });
     return { items: rows.map(toView), total };
+  },
+  async slice(orgId, { offset, limit }) {
+    const rows = await orm.em.fork().find(ResultRow, { orgId, deleted: false }, { orderBy: { createdAt: 'desc', requestId: 'desc' }, limit, offset });
+    return rows.map(toView);
   },
   async findCached(orgId, cacheKey) {
     const row = await orm.em.fork().findOne(

@@ -26,6 +26,8 @@ const toView = (row: TemplateRow): TemplateView => ({
   html: row.html ?? null,
   css: row.css ?? null,
   sampleData: row.sampleData ?? null,
+  components: row.components ?? null,
+  properties: row.properties ?? [],
 });
 
 /** LIKE treats % and _ as wildcards; a name filter means the literal text. */

@@ -14,7 +14,7 @@ export interface ChromiumRenderEngineOptions {
 const PDF_CONTENT_TYPE = 'application/pdf';
 
 /** Waits for the load event, but only so long: a hanging subresource must not hold a browser. */
-const loadDocument = async (page: Page, html: string, timeoutMs: number) => {
+export const loadDocument = async (page: Page, html: string, timeoutMs: number) => {
   try {
     await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
   } catch (error) {

@@ -8,26 +8,37 @@ export interface TemporalRenderOrchestratorOptions {
 }
 
 /** Render workflows keyed by request id, so a retried start never renders twice. */
-export const createTemporalRenderOrchestrator = ({ client, taskQueue }: TemporalRenderOrchestratorOptions): RenderOrchestrator => ({
-  async start({ requestId, webhook }) {
+export const createTemporalRenderOrchestrator = ({ client, taskQueue }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
+  const startOnce = async (
+    workflow: 'renderWorkflow' | 'videoRenderWorkflow' | 'captureWorkflow' | 'webhookWorkflow',
+    requestId: string,
+    webhook: boolean,
+  ) => {
     try {
-      await client.workflow.start('renderWorkflow', { workflowId: requestId, taskQueue, args: [{ requestId, webhook }] });
+      await client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }] });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
-  },
+  };
+  return {
+    start: ({ requestId, webhook }) => startOnce('renderWorkflow', requestId, webhook),
+    startVideo: ({ requestId, webhook }) => startOnce('videoRenderWorkflow', requestId, webhook),
+    startCapture: ({ requestId, webhook }) => startOnce('captureWorkflow', requestId, webhook),
+    startWebhook: ({ requestId }) => startOnce('webhookWorkflow', requestId, true),
 
-  async waitForOutcome(requestId, timeoutMs) {
-    const result = client.workflow.getHandle(requestId).result() as Promise<RenderWorkflowResult>;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    try {
-      const outcome: RenderWorkflowResult | 'timeout' = await Promise.race([result, timeout]);
-      return outcome satisfies RenderOutcome | 'timeout';
-    } finally {
-      clearTimeout(timer);
-    }
-  },
-});
+    async waitForOutcome(requestId, timeoutMs) {
+      // Render and capture workflows both end in a RenderOutcome.
+      const result = client.workflow.getHandle(requestId).result() as Promise<RenderWorkflowResult | RenderOutcome>;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      try {
+        const outcome: RenderWorkflowResult | RenderOutcome | 'timeout' = await Promise.race([result, timeout]);
+        return outcome satisfies RenderOutcome | 'timeout';
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+};

@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type Runtime } from '../composition-root.js';
+import { registerAuditCommands } from './audit-commands.js';
 
 const parseScopes = (value: string): ApiKeyScope[] => {
   const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
@@ -84,6 +85,27 @@ key
       print({ revoked: options.key });
     }),
   );
+
+const webhookSecret = program.command('webhook-secret').description('The secret webhooks to an organization are signed with');
+webhookSecret
+  .command('show')
+  .requiredOption('--org <orgId>', 'organization id')
+  .action(
+    withRuntime(async (runtime, options: { org: string }) => {
+      print(await runtime.services.accounts.webhookSecret(options.org));
+    }),
+  );
+webhookSecret
+  .command('rotate')
+  .requiredOption('--org <orgId>', 'organization id')
+  .action(
+    withRuntime(async (runtime, options: { org: string }) => {
+      const rotated = await runtime.services.accounts.rotateWebhookSecret(options.org);
+      print({ ...rotated, note: 'The previous secret keeps signing alongside this one for 24 hours.' });
+    }),
+  );
+
+registerAuditCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,8 +1,11 @@
 import type { AccountService } from '../../application/accounts/account-service.js';
+import type { AuditService } from '../../application/audit/audit-service.js';
 import type { UsageService } from '../../application/accounts/usage-service.js';
 import type { FontCatalog } from '../../application/ports/font-catalog.js';
 import type { ResultService } from '../../application/results/result-service.js';
 import type { RenderService } from '../../application/renders/render-service.js';
+import type { CaptureService } from '../../application/captures/capture-service.js';
+import type { RequestListService } from '../../application/requests/request-list-service.js';
 import type { TemplateService } from '../../application/templates/template-service.js';
 
 export interface HealthReport {
@@ -18,5 +21,10 @@ export interface AppServices {
   readonly usage: UsageService;
   readonly fonts: FontCatalog;
   readonly renders: RenderService;
+  readonly captures: CaptureService;
+  /** The deprecated v1 requests list. */
+  readonly requests: RequestListService;
+  /** History and past states replayed from the event log (audit scope). */
+  readonly audit: AuditService;
   health(): Promise<HealthReport>;
 }

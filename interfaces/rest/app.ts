@@ -8,11 +8,13 @@ import { errorBody, toErrorBody } from '../http/error-mapping.js';
 import { mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
+import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
 import { openApiDocument } from './openapi.js';
 import { imageRouter, renderRouter } from './render-router.js';
 import { resultsRouter } from './results-router.js';
 import { templatesRouter } from './templates-router.js';
+import { deprecationHeaders, v1Router } from './v1-router.js';
 
 export interface HttpAppOptions {
   readonly services: AppServices;
@@ -64,7 +66,8 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   // Result hrefs are handed to people and browsers without the API key: the link is the credential.
   app.use(filesRouter(services));
   app.use(imageRouter(services));
-  app.use('/api', apiKeyAuth(services), templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services));
+  app.use(deprecationHeaders());
+  app.use('/api', apiKeyAuth(services), templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services), v1Router(services), auditRouter(services));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

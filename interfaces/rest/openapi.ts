@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshot } from '../schemas/audit-schemas.js';
 import { ErrorBody, IdParam } from '../schemas/common.js';
+import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
+import { CaptureResponse, PdfBody, RequestRecord, RequestsQuery, ScreenshotBody, V1RenderBody, V1RenderQuery, V1RenderResponse } from '../schemas/v1-schemas.js';
 import { FileParams, FileQuery, Font, ListResultsQuery, ResultDetail, ResultIdParam, ResultPage, Usage } from '../schemas/result-schemas.js';
 import {
   CreateTemplateBody,
@@ -60,6 +63,17 @@ const paths: ZodOpenApiPathsObject = {
       requestBody: json(HtmlContentBody),
     }),
   },
+  '/api/v2/my-templates/{templateId}/components': {
+    get: operation('Read the components of a canvas-editor or canvas-html template (400 for html-editor)', 'The component document', ComponentDocumentBody, {
+      requestParams: { path: IdParam },
+    }),
+    put: operation(
+      'Replace the components of a canvas-editor or canvas-html template (400 for html-editor); the template properties follow from them',
+      'The component document as persisted',
+      ComponentDocumentBody,
+      { requestParams: { path: IdParam }, requestBody: json(ComponentDocumentBody) },
+    ),
+  },
   '/api/v2/results': {
     get: operation('List render results, newest first', 'One page of results', ResultPage, { requestParams: { query: ListResultsQuery } }),
   },
@@ -82,8 +96,39 @@ const paths: ZodOpenApiPathsObject = {
       responses: { '200': { description: 'The image', content: { 'image/jpeg': {} } }, ...errors },
     },
   },
+  '/api/v1/screenshots': {
+    post: operation('Screenshot a web page: an image of exactly width x height', 'requestId, href and the request as sent', CaptureResponse, {
+      requestBody: json(ScreenshotBody),
+    }),
+  },
+  '/api/v1/pdf': {
+    post: operation('Print a web page to PDF on the given paper size', 'requestId, href and the request as sent', CaptureResponse, { requestBody: json(PdfBody) }),
+  },
+  '/api/v1/render': {
+    post: operation('Render a template (deprecated: use POST /api/v2/render)', 'requestId and href', V1RenderResponse, {
+      deprecated: true,
+      requestParams: { query: V1RenderQuery },
+      requestBody: json(V1RenderBody),
+    }),
+  },
+  '/api/v1/requests': {
+    get: operation('List renders and captures, newest first (deprecated: use GET /api/v2/results)', 'Request records', z.array(RequestRecord), {
+      deprecated: true,
+      requestParams: { query: RequestsQuery },
+    }),
+  },
   '/api/v1/usage': {
     get: operation('Credits, upload storage and plan of the organization', 'The usage summary', Usage),
+  },
+  '/api/v2/audit/history': {
+    get: operation('Render history replayed from the event log (audit scope)', 'One page of history rows, in request order', AuditHistoryPage, {
+      requestParams: { query: AuditHistoryQuery },
+    }),
+  },
+  '/api/v2/audit/templates/{templateId}': {
+    get: operation('A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshot, {
+      requestParams: { path: AuditTemplateParams, query: AuditTemplateQuery },
+    }),
   },
   '/api/v1/fonts': {
     get: operation('Fonts available to renders', 'Every font family', z.array(Font)),

@@ -26,7 +26,8 @@ export const renderRouter = (services: AppServices): Router => {
   router.post('/v2/render', async (req, res) => {
     const { output } = parseInput(RenderQuery, req.query, 'query');
     const answer = await services.renders.render(contextOf(res), parseInput(RenderBody, req.body, 'body'));
-    if (answer.status === 'pending') return void res.status(202).json(jsonAnswer(answer));
+    // Video renders are asynchronous whether they start now or come from the cache (spec rule 5).
+    if (answer.status) return void res.status(202).json(jsonAnswer(answer));
     if (output === 'image' && answer.storageKey) return sendFile(services, res, answer);
     res.json(jsonAnswer(answer));
   });

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { AppServices } from '../http/app-services.js';
 import { parseInput } from '../http/parse-input.js';
 import { IdParam } from '../schemas/common.js';
+import { parseComponentDocument } from '../schemas/component-schemas.js';
 import {
   CreateTemplateBody,
   CreateTemplateV1Body,
@@ -50,6 +51,16 @@ export const templatesRouter = ({ templates }: AppServices): Router => {
   router.put('/v2/my-templates/:templateId/html-editor', async (req, res) => {
     const { templateId } = parseInput(IdParam, req.params, 'path');
     res.json(await templates.replaceHtmlContent(contextOf(res), templateId, parseInput(HtmlContentBody, req.body, 'body')));
+  });
+
+  router.get('/v2/my-templates/:templateId/components', async (req, res) => {
+    const { templateId } = parseInput(IdParam, req.params, 'path');
+    res.json(await templates.getComponents(contextOf(res), templateId));
+  });
+
+  router.put('/v2/my-templates/:templateId/components', async (req, res) => {
+    const { templateId } = parseInput(IdParam, req.params, 'path');
+    res.json(await templates.replaceComponents(contextOf(res), templateId, parseComponentDocument(req.body)));
   });
 
   return router;

@@ -62,6 +62,26 @@ export const ResultDetail = ResultListItem.extend({
   cached: z.boolean(),
   credits: z.number().int(),
   failureReason: z.string().optional().meta({ description: 'Only for failed renders' }),
+  kind: z.enum(['template', 'screenshot', 'pdf']).meta({ description: 'A render of a template, or a capture of a web page' }),
+  url: z.string().optional().meta({ description: 'Only for screenshots and PDFs: the page captured' }),
+  progress: z
+    .object({ framesDone: z.number().int(), framesTotal: z.number().int() })
+    .optional()
+    .meta({ description: 'Only for pending video renders: frames captured so far of the whole video' }),
+  webhook: z
+    .object({
+      url: z.string(),
+      status: z.enum(['pending', 'retrying', 'delivered', 'failed', 'skipped']).meta({
+        description:
+          'pending: not attempted yet; retrying: the last attempt failed and another will come; delivered; failed: retries ran out; skipped: the render failed (only videos report failures)',
+      }),
+      attempts: z.number().int(),
+      lastStatusCode: z.number().int().nullable().meta({ description: "The receiver's last answer; null when it gave none" }),
+      lastError: z.string().nullable(),
+      deliveredAt: z.string().nullable(),
+    })
+    .optional()
+    .meta({ description: 'Only for requests with a webhookUrl: how the delivery stands' }),
 }).meta({ id: 'RenderResult' });
 
 export const Usage = z

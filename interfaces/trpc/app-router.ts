@@ -2,12 +2,15 @@ import { z } from 'zod';
 import type { AppServices } from '../http/app-services.js';
 import { IdParam } from '../schemas/common.js';
 import { RenderBody } from '../schemas/render-schemas.js';
+import { ComponentDocumentBody, parseComponentDocument } from '../schemas/component-schemas.js';
+import { PdfBody, ScreenshotBody } from '../schemas/v1-schemas.js';
 import { ListResultsQuery, ResultIdParam } from '../schemas/result-schemas.js';
 import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
+import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates, results, usage, fonts, renders }: AppServices) =>
+export const createAppRouter = ({ templates, results, usage, fonts, renders, accounts, captures, audit }: AppServices) =>
   router({
     templates: router({
       list: authedProcedure
@@ -26,6 +29,11 @@ export const createAppRouter = ({ templates, results, usage, fonts, renders }: A
       putHtml: authedProcedure
         .input(IdParam.extend({ content: HtmlContentBody }))
         .mutation(({ ctx, input }) => templates.replaceHtmlContent(ctx.context, input.templateId, input.content)),
+      getComponents: authedProcedure.input(IdParam).query(({ ctx, input }) => templates.getComponents(ctx.context, input.templateId)),
+      /** The document is typed by its schema and validated again as REST does, for the same per-component messages. */
+      putComponents: authedProcedure
+        .input(IdParam.extend({ document: ComponentDocumentBody }))
+        .mutation(({ ctx, input }) => templates.replaceComponents(ctx.context, input.templateId, parseComponentDocument(input.document))),
     }),
     results: router({
       list: authedProcedure.input(ListResultsQuery.partial().optional()).query(({ ctx, input }) =>
@@ -42,8 +50,35 @@ export const createAppRouter = ({ templates, results, usage, fonts, renders }: A
       const { requestId, href, cached, status } = await renders.render(ctx.context, input);
       return { requestId, href, ...(cached ? { cached } : {}), ...(status ? { status } : {}) };
     }),
+    account: router({
+      /** The secret webhooks to the caller's organization are signed with. */
+      webhookSecret: authedProcedure.input(z.void()).query(({ ctx }) => accounts.callerWebhookSecret(ctx.context)),
+      /** A new secret; the previous one keeps signing alongside it for 24 hours. */
+      // A mutation without input still arrives with an empty object from some clients.
+      rotateWebhookSecret: authedProcedure.input(z.object({}).strict().optional()).mutation(({ ctx }) => accounts.rotateCallerWebhookSecret(ctx.context)),
+    }),
+    /** Screenshots and PDFs of web pages, answering `{ requestId, href, request }` like POST /api/v1/screenshots and /api/v1/pdf. */
+    captures: router({
+      screenshot: authedProcedure.input(ScreenshotBody).mutation(({ ctx, input }) => captures.capture(ctx.context, { kind: 'screenshot', ...input })),
+      pdf: authedProcedure.input(PdfBody).mutation(({ ctx, input }) => captures.capture(ctx.context, { kind: 'pdf', ...input })),
+    }),
     usage: router({
       get: authedProcedure.input(z.void()).query(({ ctx }) => usage.get(ctx.context)),
+    }),
+    /** Replayed from the event log; needs a key with the audit scope. */
+    audit: router({
+      history: authedProcedure.input(AuditHistoryQuery).query(({ ctx, input }) =>
+        audit.historyPage(ctx.context, {
+          from: input.from === undefined ? undefined : new Date(input.from),
+          to: input.to === undefined ? undefined : new Date(input.to),
+          templateId: input.template,
+          page: input.page,
+          size: input.size,
+        }),
+      ),
+      templateAt: authedProcedure
+        .input(AuditTemplateParams.extend(AuditTemplateQuery.shape))
+        .query(({ ctx, input }) => audit.templateAt(ctx.context, input.templateId, new Date(input.at))),
     }),
     fonts: router({
       list: authedProcedure.input(z.void()).query(() => fonts.list()),

@@ -205,6 +205,7 @@ describe('GET /api/v2/results/{identifier}', () => {
       format: 'png',
       cached: false,
       credits: 1,
+      kind: 'template',
     });
   });
 

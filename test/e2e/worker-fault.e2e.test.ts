@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,6 +16,7 @@ import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen, type RunningHttpServer } from '../../interfaces/rest/http-server.js';
 import { createTestDatabase } from '../support/database.js';
 import { freePort } from '../../infrastructure/system/free-port.js';
+import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 
 /*
  * The render worker as a real process, killed with SIGKILL while it renders, then replaced. The
@@ -26,9 +24,6 @@ import { freePort } from '../../infrastructure/system/free-port.js';
  * is the child: the kill really takes the render down, and only the new worker can finish it.
  */
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const nodeBinary = path.join(root, 'node_modules/.bin/node');
-const WORKER_START_TIMEOUT_MS = 90_000;
 /**
  * Long enough to still be rendering when the kill lands: the page waits this long after loading,
  * and the kill comes 1 s after the attempt started.
@@ -43,56 +38,7 @@ const COMPLETION_TIMEOUT_MS = 60_000;
 /** temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED (the enum lives in @temporalio/proto). */
 const ACTIVITY_STARTED = 2;
 
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<void>;
-  output(): string;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-
-const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-
-/** Direct children of a process, from /proc: Chromium runs in process groups of its own. */
-const childPids = (pid: number): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === pid ? [Number(entry)] : [];
-      } catch {
-        // The process ended while the folder was listed.
-        return [];
-      }
-    });
-
-const killGroup = (pgid: number) => {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-};
-
-/**
- * What a lost machine looks like: the worker's process group and the browsers it launched (puppeteer
- * starts each Chromium as the leader of a group of its own, so the worker's group does not hold it).
- */
-const killWorkerHost = (worker: WorkerProcess) => {
-  const pid = worker.child.pid;
-  if (pid === undefined || !isRunning(worker.child)) return;
-  const browsers = childPids(pid);
-  killGroup(pid);
-  browsers.forEach(killGroup);
-};
-
-const workers = new Set<WorkerProcess>();
-// Last resort if the test process itself ends without running afterAll.
-process.on('exit', () => workers.forEach(killWorkerHost));
 
 let runtime: Runtime;
 let server: RunningHttpServer;
@@ -111,46 +57,18 @@ let publicBaseUrl: string;
 const taskQueue = `worker-fault-${randomBytes(6).toString('hex')}`;
 const webhookPosts: { body: unknown }[] = [];
 
-const startWorker = async (): Promise<WorkerProcess> => {
-  const child = spawn(nodeBinary, ['--import', 'tsx', 'interfaces/cli/worker.ts'], {
-    cwd: root,
-    // Its own process group, so a kill reaches the worker and whatever it spawned in that group.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      // Events in the PostgreSQL the API in this process uses, not an EventStoreDB the environment may name.
-      EVENTSTORE_URL: '',
-      TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      // The webhook receiver of this test listens on loopback.
-      ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-      PUBLIC_BASE_URL: publicBaseUrl,
-      // Info, for the "polling" line that says the worker is ready.
-      LOG_LEVEL: 'info',
-    },
+const startWorker = (): Promise<WorkerProcess> =>
+  startWorkerProcess({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    // Events in the PostgreSQL the API in this process uses, not an EventStoreDB the environment may name.
+    EVENTSTORE_URL: '',
+    TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    // The webhook receiver of this test listens on loopback.
+    ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    PUBLIC_BASE_URL: publicBaseUrl,
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const worker: WorkerProcess = { child, exited, output: () => output };
-  workers.add(worker);
-  void exited.then(() => workers.delete(worker));
-
-  const deadline = Date.now() + WORKER_START_TIMEOUT_MS;
-  while (!output.includes('render worker polling')) {
-    if (!isRunning(child)) throw new Error(`worker exited during start (${child.exitCode ?? child.signalCode}):\n${output}`);
-    if (Date.now() > deadline) {
-      killWorkerHost(worker);
-      throw new Error(`worker not polling after ${WORKER_START_TIMEOUT_MS} ms:\n${output}`);
-    }
-    await sleep(100);
-  }
-  return worker;
-};
 
 const call = async (method: string, pathname: string, body?: unknown) => {
   const response = await fetch(`${server.url}${pathname}`, {
@@ -203,6 +121,8 @@ beforeAll(async () => {
     BOOTSTRAP_API_KEY: apiKey,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
+    // The API checks the webhookUrl too, before it accepts the render.
+    ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'client' });
@@ -214,12 +134,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const running = [...workers];
-  // A graceful stop first, as the worker's own shutdown path; the kill is the bound on it.
-  running.forEach((worker) => worker.child.kill('SIGTERM'));
-  await Promise.all(running.map((worker) => Promise.race([worker.exited, sleep(15_000)])));
-  running.forEach(killWorkerHost);
-  await Promise.all(running.map((worker) => worker.exited));
+  await stopWorkerProcesses();
   await server?.close(1000);
   await runtime?.close();
   await temporal?.close();
@@ -293,7 +208,8 @@ describe('a render worker killed in the middle of a render', () => {
     expect(listed.body.totalElements).toBe(1);
 
     const renderEvents = (await runtime.eventStore.readStream(renderStream(requestId))).map((event) => event.type);
-    expect(renderEvents).toEqual(['RenderRequested', 'RenderCompleted']);
+    // The workflow ends after the webhook activity, which records its delivery on the render's stream.
+    expect(renderEvents).toEqual(['RenderRequested', 'RenderCompleted', 'WebhookDelivered']);
 
     expect(href.startsWith(`${server.url}/`)).toBe(true);
     const file = await fetch(href);

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventStore, ExpectedRevision, Subscription } from '../../application/ports/event-store.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { EventEnvelope, RecordedEvent } from '../../domain/shared/events.js';
+import { createChainChecker, eventHash } from '../../infrastructure/event-store/event-chain.js';
 
 export type EventStoreFactory = () => Promise<EventStore>;
 
@@ -335,17 +336,48 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       const before = await mark();
       await store.append(stream('roundtrip'), [written], 'no-stream');
 
+      // Written metadata comes back with the first link of the stream's hash chain added.
+      const expectedMetadata = { ...written.metadata, previousHash: null, hash: expect.stringMatching(/^[0-9a-f]{64}$/) };
       const [fromStream] = await store.readStream(stream('roundtrip'));
       expect(fromStream?.data).toEqual(data);
-      expect(fromStream?.metadata).toEqual(written.metadata);
+      expect(fromStream?.metadata).toEqual(expectedMetadata);
 
       const fromLog = ours(await store.readAll({ after: before, limit: 10 }));
       expect(fromLog[0]?.data).toEqual(data);
-      expect(fromLog[0]?.metadata).toEqual(written.metadata);
+      expect(fromLog[0]?.metadata).toEqual(expectedMetadata);
 
       const { received } = subscribe(before);
       await waitFor(() => ours(received).length >= 1, 'the round-trip event');
-      expect(ours(received)[0]?.metadata).toEqual(written.metadata);
+      expect(ours(received)[0]?.metadata).toEqual(expectedMetadata);
+    });
+
+    it('chains every event to the one before it in its stream by hash', async () => {
+      await store.append(stream('chain'), [envelope('C0', { n: 0 }), envelope('C1', { n: 1 })], 'no-stream');
+      await store.append(stream('other-chain'), [envelope('X0')], 'no-stream');
+      await store.append(stream('chain'), [envelope('C2', { n: 2, when: new Date('2026-01-01T00:00:00Z') })], 1);
+
+      const chain = await store.readStream(stream('chain'));
+      expect(chain.map((event) => event.metadata.previousHash)).toEqual([null, chain[0]?.metadata.hash, chain[1]?.metadata.hash]);
+      for (const event of chain) expect(event.metadata.hash).toBe(eventHash(event.streamName, event.revision, event));
+      expect(new Set(chain.map((event) => event.metadata.hash)).size).toBe(3);
+      // Another stream starts a chain of its own.
+      expect((await store.readStream(stream('other-chain')))[0]?.metadata.previousHash).toBeNull();
+
+      const checker = createChainChecker();
+      const breaks = [...chain, ...(await store.readStream(stream('other-chain')))].map((event) => checker.check(event));
+      expect(breaks).toEqual([null, null, null, null]);
+      // The same event with different data no longer matches its hash.
+      const edited = { ...chain[2], data: { n: 3 } } as RecordedEvent;
+      expect(createChainChecker().check(edited)).toMatchObject({ revision: 2 });
+    });
+
+    it("keeps the chain whole when 'any' writers append to one stream at once", async () => {
+      await Promise.all(Array.from({ length: 12 }, (_, index) => store.append(stream('busy'), [envelope(`B${index}`)], 'any')));
+
+      const busy = await store.readStream(stream('busy'));
+      expect(busy).toHaveLength(12);
+      const checker = createChainChecker();
+      expect(busy.map((event) => checker.check(event))).toEqual(busy.map(() => null));
     });
   });
 }

@@ -25,8 +25,11 @@ export interface TestApp {
 
 export interface TestAppOptions {
   readonly env?: Record<string, string>;
-  /** 'worker' renders for real: the run's Temporal server, Chromium, a task queue of this app's own. */
-  readonly rendering?: 'off' | 'worker';
+  /**
+   * 'worker' renders for real: the run's Temporal server, Chromium, a task queue of this app's own.
+   * 'client' starts workflows on that queue but leaves the work to worker processes the test runs.
+   */
+  readonly rendering?: 'off' | 'worker' | 'client';
 }
 
 let workflowBundle: Promise<WorkflowBundleWithSourceMap> | undefined;

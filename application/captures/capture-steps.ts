@@ -1,0 +1,38 @@
+import { foldEvents } from '../../domain/shared/decider.js';
+import { notFound } from '../../domain/shared/errors.js';
+import { renderDecider } from '../../domain/renders/render-decider.js';
+import { renderStream, type StoredFile } from '../../domain/renders/render-events.js';
+import type { FileStorage } from '../ports/file-storage.js';
+import type { PageCapturer } from '../ports/page-capture.js';
+import { storageKeyOf } from '../renders/render-steps.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+
+export interface CaptureStepsDeps extends Pick<CommandDeps, 'eventStore'> {
+  readonly storage: FileStorage;
+  readonly capturer: PageCapturer;
+}
+
+export type CaptureSteps = ReturnType<typeof createCaptureSteps>;
+
+/**
+ * The one step a capture does not share with a render: loading the page and storing what it
+ * shows. Charging, recording and webhooks are the render steps, which take either kind of request.
+ */
+export const createCaptureSteps = (deps: CaptureStepsDeps) => ({
+  async produce(requestId: string): Promise<StoredFile> {
+    const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
+    if (state.status === 'absent' || state.kind !== 'capture') throw notFound('Capture');
+    const { request } = state;
+    const captured = await deps.capturer.capture(request.capture);
+    const storageKey = storageKeyOf(request);
+    await deps.storage.put(storageKey, captured.content, captured.contentType);
+    return {
+      storageKey,
+      fileName: request.capture.fileName,
+      contentType: captured.contentType,
+      bytes: captured.content.length,
+      width: captured.width,
+      height: captured.height,
+    };
+  },
+});

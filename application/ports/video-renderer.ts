@@ -1,0 +1,39 @@
+import type { VideoFormat } from '../../domain/templates/template-settings.js';
+import type { RenderDocument, RenderedFile } from './render-engine.js';
+
+/**
+ * An animated page: it defines `window.__seekFrame(timeMs)`, which poses everything on the page for
+ * that instant synchronously, and shows t=0 until it is called.
+ */
+export interface VideoDocument extends RenderDocument {
+  readonly fps: number;
+  readonly durationMs: number;
+}
+
+export interface VideoOptions {
+  readonly format: VideoFormat;
+  readonly quality: number;
+  readonly crop: { readonly width: number; readonly height: number } | null;
+}
+
+export interface VideoProgress {
+  /** Frames captured from the page so far; a retried render starts again from 0. */
+  readonly framesCaptured: number;
+  readonly framesTotal: number;
+}
+
+export interface VideoRenderRun {
+  /** Called as frames are captured, at most once per frame. */
+  readonly onProgress?: (progress: VideoProgress) => void;
+  /** Stops the capture and the encoder; the render then rejects. */
+  readonly signal?: AbortSignal;
+}
+
+export interface RenderedVideo extends RenderedFile {
+  readonly frames: number;
+}
+
+/** Captures every frame of an animated page on a virtual clock and encodes them into a video file. */
+export interface VideoRenderer {
+  render(document: VideoDocument, options: VideoOptions, run?: VideoRenderRun): Promise<RenderedVideo>;
+}

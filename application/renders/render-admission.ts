@@ -1,0 +1,57 @@
+import { DomainError, type ErrorCode } from '../../domain/shared/errors.js';
+import type { AccountReadModel } from '../ports/read-models.js';
+import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestrator.js';
+
+/**
+ * What renders and captures check before they are accepted, and how a caller waits for one: both
+ * refuse early rather than append a request that cannot go anywhere.
+ */
+
+/** Credits left once a due renewal is counted, as the charge itself will count it. */
+export const assertCanAfford = async (accounts: AccountReadModel, orgId: string, cost: number, today: string): Promise<void> => {
+  if (cost === 0) return;
+  const account = await accounts.getAccount(orgId);
+  if (!account) throw new DomainError('forbidden', 'Organization not found');
+  const left = account.nextRenewalAt <= today ? account.renewalAmount : account.creditsTotal - account.creditsUsed;
+  if (left < cost) {
+    throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${cost} credits; ${left} left`]);
+  }
+};
+
+const FAILURE_CODES: Record<Extract<RenderOutcome, { status: 'failed' }>['code'], ErrorCode> = {
+  payment_required: 'payment_required',
+  rejected: 'validation',
+  render_failed: 'failed',
+};
+
+/** Waits for the workflow of an accepted request; a failure becomes the error the caller sees. */
+export const awaitOutcome = async (orchestrator: RenderOrchestrator, requestId: string, timeoutMs: number): Promise<void> => {
+  const outcome = await orchestrator.waitForOutcome(requestId, timeoutMs);
+  if (outcome === 'timeout') {
+    throw new DomainError('unavailable', 'The render is taking longer than expected; it goes on and will appear in results', [
+      `requestId ${requestId}: still rendering after ${timeoutMs} ms`,
+    ]);
+  }
+  if (outcome.status === 'failed') throw new DomainError(FAILURE_CODES[outcome.code], `Render failed: ${outcome.reason}`, [outcome.reason]);
+};
+
+/**
+ * Bounds the callers waiting for their work at once; one more is refused with 503 instead of
+ * queueing without bound.
+ */
+export const createWaitingRoom = (capacity: number) => {
+  let waiting = 0;
+  return {
+    assertRoom(): void {
+      if (waiting >= capacity) throw new DomainError('unavailable', 'Too many renders in progress; retry shortly', ['render queue is full']);
+    },
+    async wait<T>(work: () => Promise<T>): Promise<T> {
+      waiting++;
+      try {
+        return await work();
+      } finally {
+        waiting--;
+      }
+    },
+  };
+};

@@ -1,0 +1,131 @@
+import { renderDecider } from '../../domain/renders/render-decider.js';
+import { renderStream } from '../../domain/renders/render-events.js';
+import type { Render } from '../../domain/renders/render.js';
+import type { WebhookCommand } from '../../domain/renders/webhook-delivery.js';
+import { foldEvents } from '../../domain/shared/decider.js';
+import { DomainError, notFound } from '../../domain/shared/errors.js';
+import { isVideoFormat } from '../../domain/templates/template-settings.js';
+import type { ResultLinks } from '../ports/file-storage.js';
+import type { UrlGuard } from '../ports/page-capture.js';
+import type { WebhookResponse, WebhookSender } from '../ports/webhook-sender.js';
+import { resultHref } from '../renders/result-href.js';
+import { systemContextFor } from '../renders/render-context.js';
+import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { WebhookSecrets } from './webhook-secrets.js';
+import { webhookHeaders } from './webhook-signature.js';
+
+export interface WebhookDeliveryDeps extends CommandDeps {
+  readonly links: ResultLinks;
+  readonly sender: WebhookSender;
+  /** The private-address guard again at delivery time: the host may resolve elsewhere than when it was accepted. */
+  readonly urls: UrlGuard;
+  readonly secrets: WebhookSecrets;
+}
+
+export interface DeliveryAttempt {
+  readonly requestId: string;
+  /** The same on every attempt of one delivery; receivers see it as X-Webhook-Id. */
+  readonly deliveryId: string;
+  /** 1-based, as the retry policy counts it. */
+  readonly attempt: number;
+}
+
+export type AttemptOutcome =
+  | { readonly status: 'delivered'; readonly attempts: number }
+  | { readonly status: 'skipped'; readonly reason: string };
+
+/** The receiver did not take it; retryable, and already recorded as WebhookDeliveryFailed. */
+export class WebhookAttemptFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookAttemptFailed';
+  }
+}
+
+type Accepted = Exclude<Render, { status: 'absent' }>;
+
+/** Spec section 6: `{ requestId, href, request }`; video renders also say how they ended, as the result does. */
+export const webhookPayload = (render: Accepted, href: string): Record<string, unknown> => {
+  const base = { requestId: render.request.requestId, href, request: render.request.request };
+  return render.kind === 'template' && isVideoFormat(render.request.spec.format) ? { ...base, status: render.status } : base;
+};
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
+
+/**
+ * One attempt at a time of delivering a finished request's outcome to its webhookUrl, signed with
+ * the organization's secret. Every attempt's outcome is an event on the request's stream, decided
+ * so that a retried or repeated attempt never records twice or posts again after a success.
+ */
+export const createWebhookDelivery = (deps: WebhookDeliveryDeps) => {
+  const load = async (requestId: string): Promise<Accepted> => {
+    const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
+    if (state.status === 'absent') throw notFound('Render');
+    return state;
+  };
+
+  const record = (render: Accepted, command: WebhookCommand) =>
+    handleCommand(
+      deps,
+      renderDecider,
+      renderStream(render.request.requestId),
+      command,
+      systemContextFor(render.request.orgId, render.request.requestId),
+    );
+
+  /** Blocked and unreachable hosts are failed attempts like any other: DNS may change within the retry window. */
+  const post = async (url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse> => {
+    try {
+      await deps.urls.assertUrlAllowed(url);
+    } catch (error) {
+      if (error instanceof DomainError) return { ok: false, statusCode: null, error: error.message };
+      throw error;
+    }
+    return deps.sender.send({ url, body, headers });
+  };
+
+  return {
+    async attempt({ requestId, deliveryId, attempt }: DeliveryAttempt): Promise<AttemptOutcome> {
+      const render = await load(requestId);
+      const url = render.request.webhookUrl;
+      if (!url) return { status: 'skipped', reason: 'the request has no webhookUrl' };
+      if (render.status === 'pending') throw new DomainError('validation', `Request ${requestId} has not finished; there is nothing to deliver yet`);
+      const previous = render.webhookDeliveries.get(deliveryId);
+      // A success whose activity result was lost (the worker died right after) is not posted again.
+      if (previous?.outcome === 'delivered') return { status: 'delivered', attempts: previous.attempts };
+      if (previous?.outcome === 'abandoned') return { status: 'skipped', reason: 'the delivery was abandoned' };
+
+      const context = systemContextFor(render.request.orgId, requestId);
+      const body = JSON.stringify(webhookPayload(render, resultHref(deps.links, render.request)));
+      const now = deps.clock.now();
+      const headers = webhookHeaders({
+        deliveryId,
+        timestamp: Math.floor(now.getTime() / 1000),
+        body,
+        secrets: await deps.secrets.signingSecrets(render.request.orgId, context),
+      });
+      const response = await post(url, body, { ...headers });
+      const at = deps.clock.now().toISOString();
+      if (response.ok) {
+        await record(render, {
+          type: 'RecordWebhookDelivery',
+          data: { requestId, deliveryId, url, attempt, statusCode: response.statusCode, now: at },
+        });
+        return { status: 'delivered', attempts: attempt };
+      }
+      await record(render, {
+        type: 'RecordWebhookFailure',
+        data: { requestId, deliveryId, url, attempt, statusCode: response.statusCode, error: response.error, now: at },
+      });
+      throw new WebhookAttemptFailed(`webhook attempt ${attempt} to ${url} failed: ${response.error}`);
+    },
+
+    /** Records that retries ran out; nothing for a request without a webhook or a delivery that ended. */
+    async abandon({ requestId, deliveryId, reason }: Omit<DeliveryAttempt, 'attempt'> & { readonly reason: string }): Promise<void> {
+      const render = await load(requestId);
+      const url = render.request.webhookUrl;
+      if (!url) return;
+      await record(render, { type: 'AbandonWebhook', data: { requestId, deliveryId, url, reason, now: deps.clock.now().toISOString() } });
+    },
+  };
+};

@@ -1,0 +1,70 @@
+import type { DomainEvent } from '../shared/events.js';
+
+export const CAPTURE_KINDS = ['screenshot', 'pdf'] as const;
+export type CaptureKind = (typeof CAPTURE_KINDS)[number];
+
+/** Spec section 8: screenshot width and height, and the wait of both captures. */
+export const SCREENSHOT_SIZE = { min: 32, max: 5000 } as const;
+export const CAPTURE_WAIT_TIME = { min: 0, max: 5000 } as const;
+
+/** Paper sizes in millimetres, portrait except Ledger (Tabloid turned sideways), as browsers print them. */
+export const PDF_FORMATS = {
+  A0: { width: 841, height: 1189 },
+  A1: { width: 594, height: 841 },
+  A2: { width: 420, height: 594 },
+  A3: { width: 297, height: 420 },
+  A4: { width: 210, height: 297 },
+  A5: { width: 148, height: 210 },
+  A6: { width: 105, height: 148 },
+  Letter: { width: 215.9, height: 279.4 },
+  Legal: { width: 215.9, height: 355.6 },
+  Tabloid: { width: 279.4, height: 431.8 },
+  Ledger: { width: 431.8, height: 279.4 },
+} as const satisfies Record<string, { width: number; height: number }>;
+export type PdfFormat = keyof typeof PDF_FORMATS;
+export const PDF_FORMAT_NAMES = Object.keys(PDF_FORMATS) as [PdfFormat, ...PdfFormat[]];
+export const DEFAULT_PDF_FORMAT: PdfFormat = 'A4';
+
+const CSS_PIXELS_PER_MM = 96 / 25.4;
+
+/** The viewport a PDF page is laid out in: the paper's size in CSS pixels, as print media sees it. */
+export const pdfViewport = (format: PdfFormat): { width: number; height: number } => ({
+  width: Math.round(PDF_FORMATS[format].width * CSS_PIXELS_PER_MM),
+  height: Math.round(PDF_FORMATS[format].height * CSS_PIXELS_PER_MM),
+});
+
+/** What a worker needs to capture a web page, fixed when the request is accepted. */
+export interface CaptureSpec {
+  readonly kind: CaptureKind;
+  /** Checked against the host policy when accepted, and every request the page makes again while it loads. */
+  readonly url: string;
+  /** Viewport in CSS pixels: the screenshot's exact size; for a PDF the paper's size. */
+  readonly width: number;
+  readonly height: number;
+  /** Milliseconds to wait after the page loaded, before the capture. */
+  readonly waitTime: number;
+  /** PDF only. */
+  readonly pdfFormat: PdfFormat | null;
+  readonly fileName: string;
+  /** Seconds the href stays valid; null for a link that does not expire. */
+  readonly expires: number | null;
+}
+
+/**
+ * A screenshot or PDF of a web page. It lives in the `render-<requestId>` stream family and ends
+ * like a render (RenderCompleted, RenderFailed, ResultDeleted), so results, usage, deletion and
+ * webhooks treat both alike.
+ */
+export type CaptureRequested = DomainEvent<
+  'CaptureRequested',
+  {
+    requestId: string;
+    orgId: string;
+    /** The request exactly as the client sent it, for webhooks, v1 listings and audits. */
+    request: Record<string, unknown>;
+    capture: CaptureSpec;
+    credits: number;
+    webhookUrl: string | null;
+    requestedAt: string;
+  }
+>;

@@ -1,0 +1,107 @@
+import type { CanvasRenderer } from '../../application/ports/canvas-renderer.js';
+import type { Component } from '../../domain/templates/components/component-document.js';
+import type { AnimatedComponent } from '../../domain/templates/components/component-timeline.js';
+import { chartLibrarySource } from './chart-config.js';
+import { componentMarkup, type ComponentMarkup } from './component-markup.js';
+import { escapeHtml, scriptJson, style } from './markup.js';
+import { TIMELINE_GLOBAL, timelineScript } from './timeline-script.js';
+
+const DEFAULT_BACKGROUND = '#ffffff';
+
+/** Text of charts and raw HTML, in a font every machine running the service has (fonts-dejavu-core). */
+const DEFAULT_FONT = '"DejaVu Sans", sans-serif';
+
+const elementId = (index: number) => `cv-${index}`;
+
+const wrapper = (component: Component, index: number, markup: ComponentMarkup) => {
+  const declarations = style({
+    left: `${component.x}px`,
+    top: `${component.y}px`,
+    width: `${component.width}px`,
+    height: `${component.height}px`,
+    'z-index': component.zIndex ?? index,
+    opacity: component.opacity ?? 1,
+    transform: `rotate(${component.rotation ?? 0}deg)`,
+  });
+  return `<div class="cv" id="${elementId(index)}" data-component="${escapeHtml(component.id)}" style="${declarations}">${markup.html}</div>`;
+};
+
+interface Track extends AnimatedComponent {
+  readonly element: string;
+}
+
+/*
+ * Runs once when the page loads, before it is captured. Auto-fit halves the gap between a size
+ * that fits and one that does not (a fixed number of steps, so the result is always the same).
+ * __seekFrame is the video renderer's clock: it sets each animated component's state for an
+ * instant, synchronously, from the same timeline code the service tests.
+ */
+const pageScript = (tracks: readonly Track[]) => `(() => {
+  for (const box of document.querySelectorAll('[data-autofit]')) {
+    const text = box.firstElementChild;
+    const fits = () => text.offsetHeight <= box.clientHeight && text.scrollWidth <= box.clientWidth;
+    if (fits()) continue;
+    let low = 1;
+    let high = parseFloat(box.style.fontSize);
+    for (let step = 0; step < 16; step++) {
+      const middle = (low + high) / 2;
+      box.style.fontSize = middle + 'px';
+      if (fits()) low = middle; else high = middle;
+    }
+    box.style.fontSize = low + 'px';
+  }
+  const tracks = ${scriptJson(tracks)};
+  window.__seekFrame = (time) => {
+    for (const track of tracks) {
+      const state = ${TIMELINE_GLOBAL}.componentStateAt(track, time);
+      const element = document.getElementById(track.element);
+      element.style.left = state.x + 'px';
+      element.style.top = state.y + 'px';
+      element.style.transform = 'rotate(' + state.rotation + 'deg) scale(' + state.scale + ')';
+      element.style.opacity = String(state.opacity);
+      element.style.visibility = state.visible ? 'visible' : 'hidden';
+    }
+  };
+  window.__seekFrame(0);
+})();`;
+
+const chartScript = (charts: readonly NonNullable<ComponentMarkup['chart']>[]) => `(() => {
+  Chart.defaults.font.family = ${scriptJson(DEFAULT_FONT)};
+  for (const { canvasId, config } of ${scriptJson(charts)}) new Chart(document.getElementById(canvasId), config);
+})();`;
+
+/**
+ * Draws a component document as a self-contained page: QR codes as inline SVG, charts by the
+ * inlined Chart.js with animation off, images and videos by URL (fetched by the browser, through
+ * the page's network guard), fonts by family name from those installed.
+ */
+export const createHtmlCanvasRenderer = (): CanvasRenderer => ({
+  async toHtml(document, values, page) {
+    const parts = document.components.map((component, index) => ({ component, index, markup: componentMarkup(component, values, index) }));
+    const charts = parts.flatMap(({ markup }) => (markup.chart ? [markup.chart] : []));
+    const tracks: Track[] = parts
+      .filter(({ component }) => component.animation !== undefined)
+      .map(({ component, index }) => ({
+        element: elementId(index),
+        x: component.x,
+        y: component.y,
+        rotation: component.rotation,
+        opacity: component.opacity,
+        animation: component.animation,
+      }));
+    const css = [
+      `html,body{margin:0;padding:0;width:${page.width}px;height:${page.height}px;overflow:hidden;background:${document.background ?? DEFAULT_BACKGROUND}}`,
+      `body{font-family:${DEFAULT_FONT}}`,
+      '.cv{position:absolute;box-sizing:border-box;transform-origin:50% 50%}',
+      '.cv canvas{display:block}',
+    ].join('');
+    return [
+      `<!doctype html><html><head><meta charset="utf-8"><style>${css}</style></head><body>`,
+      parts.map(({ component, index, markup }) => wrapper(component, index, markup)).join(''),
+      charts.length > 0 ? `<script>${await chartLibrarySource()}</script><script>${chartScript(charts)}</script>` : '',
+      tracks.length > 0 ? `<script>${timelineScript()}</script>` : '',
+      `<script>${pageScript(tracks)}</script>`,
+      '</body></html>',
+    ].join('');
+  },
+});

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { API_KEY_SCOPES, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { id, isoDate, isoTime } from './common-schemas.js';
+import { eventSchema, type EventSchemas } from './versioned-event-schema.js';
+
+const credits = z.number().int().nonnegative();
+
+const plan = z.object({
+  name: z.string(),
+  status: z.string(),
+  credits,
+  renewalAmount: credits,
+  nextRenewalAt: isoDate,
+  uploadsBytes: z.number().int().nonnegative(),
+});
+
+export const accountEventSchemas: EventSchemas<AccountEvent> = {
+  AccountOpened: eventSchema(z.object({ orgId: id, name: z.string(), plan, openedAt: isoTime })),
+  /** v1 keys had no scopes and could do everything; v2 names the scopes, so v1 keys get them all. */
+  ApiKeyIssued: eventSchema(
+    z.object({
+      keyId: id,
+      label: z.string(),
+      prefix: z.string(),
+      hash: z.string().regex(/^[0-9a-f]{64}$/),
+      scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
+      issuedAt: isoTime,
+    }),
+    (v1) => ({ ...v1, scopes: v1.scopes ?? [...API_KEY_SCOPES] }),
+  ),
+  ApiKeyRevoked: eventSchema(z.object({ keyId: id, revokedAt: isoTime })),
+  CreditsCharged: eventSchema(z.object({ requestId: id, amount: credits, chargedAt: isoTime })),
+  CreditsRefunded: eventSchema(z.object({ requestId: id, amount: credits, refundedAt: isoTime })),
+  CreditsRenewed: eventSchema(z.object({ credits, periodStartedAt: isoTime, nextRenewalAt: isoDate })),
+  WebhookSecretIssued: eventSchema(z.object({ orgId: id, secret: z.string().min(1), issuedAt: isoTime })),
+  WebhookSecretRotated: eventSchema(z.object({ orgId: id, secret: z.string().min(1), rotatedAt: isoTime })),
+};

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { RenderedVideo, VideoDocument, VideoOptions, VideoRenderer, VideoRenderRun } from '../../application/ports/video-renderer.js';
+import { frameTimeMs, videoFrameCount } from '../../domain/renders/video-timing.js';
+import type { BrowserPool } from '../rendering/browser-pool.js';
+import type { HostPolicy } from '../rendering/network-guard.js';
+import { PoolUnavailableError } from '../rendering/pool-errors.js';
+import { probeVideo, startEncoder } from './ffmpeg-encoder.js';
+import { createFrameSequencer } from './frame-sequencer.js';
+import { openFramePage } from './virtual-clock-page.js';
+
+export interface ChromiumVideoRendererOptions {
+  readonly pool: BrowserPool;
+  readonly hostPolicy: HostPolicy;
+  readonly loadTimeoutMs: number;
+  /**
+   * Pages capturing one video together, each loading the document and taking the next frame
+   * whenever it is free. Pages beyond the first only join when the pool has one free at once.
+   */
+  readonly pagesPerVideo?: number;
+  readonly frameQuality?: number;
+  readonly frameTimeoutMs?: number;
+  readonly x264Preset?: string;
+  /** Where ffmpeg writes the file before it is stored. */
+  readonly workDir?: string;
+}
+
+/** Captured frames allowed ahead of the encoder, per page: enough to ride out a slow frame. */
+const FRAMES_AHEAD_PER_PAGE = 4;
+
+const CONTENT_TYPES = { mp4: 'video/mp4', webm: 'video/webm' } as const;
+
+export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOptions): VideoRenderer => {
+  const pagesPerVideo = Math.max(1, options.pagesPerVideo ?? 1);
+  const pageOptions = {
+    hostPolicy: options.hostPolicy,
+    loadTimeoutMs: options.loadTimeoutMs,
+    frameQuality: options.frameQuality ?? 90,
+    frameTimeoutMs: options.frameTimeoutMs ?? 30_000,
+  };
+
+  return {
+    async render(document: VideoDocument, video: VideoOptions, run: VideoRenderRun = {}): Promise<RenderedVideo> {
+      const total = videoFrameCount(document.durationMs, document.fps);
+      const outputPath = path.join(options.workDir ?? os.tmpdir(), `video-${randomUUID()}.${video.format}`);
+      const encoder = startEncoder({ ...video, fps: document.fps, frameCodec: 'mjpeg', outputPath, x264Preset: options.x264Preset });
+      const sequencer = createFrameSequencer({ total, window: pagesPerVideo * FRAMES_AHEAD_PER_PAGE, write: (frame) => encoder.write(frame) });
+      const stop = new AbortController();
+      const onAbort = () => stop.abort(run.signal?.reason);
+      run.signal?.addEventListener('abort', onAbort, { once: true });
+      stop.signal.addEventListener('abort', () => sequencer.fail(stop.signal.reason), { once: true });
+      let captured = 0;
+
+      const capturePage = async (helper: boolean) => {
+        let claimedAny = false;
+        try {
+          await options.pool.withPage(
+            async (page) => {
+              const framePage = await openFramePage(page, document, pageOptions);
+              for (let index = await sequencer.claim(); index !== null; index = await sequencer.claim()) {
+                claimedAny = true;
+                const frame = await framePage.capture(frameTimeMs(index, document.fps));
+                stop.signal.throwIfAborted();
+                sequencer.deliver(index, frame);
+                run.onProgress?.({ framesCaptured: ++captured, framesTotal: total });
+              }
+            },
+            // A helper that would have to queue for a page is not worth waiting for.
+            { signal: stop.signal, ...(helper ? { queueTimeoutMs: 0 } : {}) },
+          );
+        } catch (error) {
+          if (helper && !claimedAny && error instanceof PoolUnavailableError && !stop.signal.aborted) return;
+          // One page failing leaves a frame that will never come: everything stops.
+          if (!stop.signal.aborted) stop.abort(error);
+          throw error;
+        }
+      };
+
+      try {
+        const pages = Array.from({ length: pagesPerVideo }, (_, lane) => capturePage(lane > 0));
+        const settled = await Promise.allSettled([...pages, sequencer.finished]);
+        if (stop.signal.aborted) throw stop.signal.reason;
+        const failed = settled.find((outcome) => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
+        await encoder.finish();
+        const probed = await probeVideo(outputPath);
+        return { content: await readFile(outputPath), contentType: CONTENT_TYPES[video.format], width: probed.width, height: probed.height, frames: total };
+      } catch (error) {
+        encoder.abort();
+        throw error;
+      } finally {
+        run.signal?.removeEventListener('abort', onAbort);
+        await rm(outputPath, { force: true });
+      }
+    },
+  };
+};

@@ -1,0 +1,76 @@
+import type { CDPSession, Page } from 'puppeteer-core';
+import type { VideoDocument } from '../../application/ports/video-renderer.js';
+import { validationError } from '../../domain/shared/errors.js';
+import { loadDocument } from '../rendering/chromium-render-engine.js';
+import type { HostPolicy } from '../rendering/network-guard.js';
+
+export interface FramePageOptions {
+  readonly hostPolicy: HostPolicy;
+  readonly loadTimeoutMs: number;
+  /** JPEG quality of captured frames: they are decoded again at once, so only the final encode's loss shows. */
+  readonly frameQuality: number;
+  /** One frame may take this long before the page counts as hung. */
+  readonly frameTimeoutMs: number;
+}
+
+/** A loaded animated page that shows any instant on request. */
+export interface FramePage {
+  /** Poses the page for `timeMs` and captures it as a JPEG. */
+  capture(timeMs: number): Promise<Buffer>;
+}
+
+/*
+ * The virtual clock: the page is posed by its own `__seekFrame(t)` (the canvas contract), and every
+ * CSS or Web animation is paused and set to t, so nothing on the page follows wall-clock time.
+ * Runs as one CDP round trip per frame, which matters at 30 frames a second.
+ */
+const seekExpression = (timeMs: number) =>
+  `(() => { const t = ${timeMs}; for (const animation of document.getAnimations()) { animation.pause(); animation.currentTime = t; }` +
+  ` if (typeof window.__seekFrame === 'function') window.__seekFrame(t); })()`;
+
+const bounded = async <T>(work: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+const seek = async (session: CDPSession, timeMs: number) => {
+  const { exceptionDetails } = await session.send('Runtime.evaluate', { expression: seekExpression(timeMs), returnByValue: true });
+  if (exceptionDetails) {
+    const message = exceptionDetails.exception?.description ?? exceptionDetails.text;
+    throw validationError(`The template's animation failed at ${timeMs.toFixed(1)} ms: ${message}`);
+  }
+};
+
+/** Loads the document on a pool page, the way image renders load theirs, and leaves it at t=0. */
+export const openFramePage = async (page: Page, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
+  await options.hostPolicy.guardPage(page);
+  await page.setViewport({ width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
+  await loadDocument(page, document.html, options.loadTimeoutMs);
+  if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
+  // Page.captureScreenshot directly: puppeteer's screenshot adds round trips per frame that a video cannot afford.
+  const session = await page.createCDPSession();
+  return {
+    async capture(timeMs) {
+      const frame = async () => {
+        await seek(session, timeMs);
+        const { data } = await session.send('Page.captureScreenshot', {
+          format: 'jpeg',
+          quality: options.frameQuality,
+          optimizeForSpeed: true,
+          captureBeyondViewport: false,
+        });
+        return Buffer.from(data, 'base64');
+      };
+      return bounded(frame(), options.frameTimeoutMs, `the frame at ${timeMs.toFixed(1)} ms`);
+    },
+  };
+};

@@ -1,0 +1,189 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import cliProgress from 'cli-progress';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { stringify } from 'csv-stringify';
+import type { ReplayProgress } from '../../application/audit/audit-service.js';
+import type { HistoryRow } from '../../application/audit/history.js';
+import { loadConfig } from '../../infrastructure/config/config.js';
+import { createLogger } from '../../infrastructure/config/logger.js';
+import { createRuntime, type Runtime } from '../composition-root.js';
+
+const parseTime = (value: string): Date => {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new InvalidArgumentError('must be an ISO 8601 date or timestamp, e.g. 2026-03-01 or 2026-03-01T12:00:00Z');
+  return new Date(time);
+};
+
+/**
+ * Audit commands read the event log, not the read models, so they do not follow the log into the
+ * read models first (which could take long on a big log); the others do.
+ */
+const withRuntime = <Options>(runProjections: boolean, action: (runtime: Runtime, options: Options) => Promise<void>) =>
+  async (options: Options) => {
+    const runtime = await createRuntime(loadConfig(), createLogger(process.env.LOG_LEVEL ?? 'warn'), { runProjections, rendering: 'off' });
+    try {
+      await action(runtime, options);
+    } finally {
+      await runtime.close();
+    }
+  };
+
+/** A progress bar on stderr, shown on a terminal or when forced, so stdout stays pure data. */
+const progressBar = (forced: boolean): { update: ReplayProgress; stop(): void } => {
+  if (!forced && !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'replaying |{bar}| {percentage}% | {eta_formatted} left', etaBuffer: 50, noTTYOutput: forced, notTTYSchedule: 1000 },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) bar.start(Math.max(total, 1), 0);
+      started = true;
+      bar.setTotal(Math.max(total, 1));
+      bar.update(done);
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+};
+
+const CSV_COLUMNS = [
+  'requestId',
+  'kind',
+  'requestedAt',
+  'actor',
+  'templateId',
+  'templateRevision',
+  'templateName',
+  'url',
+  'format',
+  'data',
+  'status',
+  'completedAt',
+  'failureReason',
+  'cached',
+  'bytes',
+  'creditsCharged',
+  'creditsRefunded',
+  'webhookAttempts',
+  'webhookOutcome',
+  'deletedAt',
+  'states',
+  'webhooks',
+  'correlationId',
+] as const;
+
+/** One flat record per row; lists and objects become JSON cells. */
+const csvRecord = (row: HistoryRow): Record<(typeof CSV_COLUMNS)[number], string | number | boolean | null> => ({
+  requestId: row.requestId,
+  kind: row.kind,
+  requestedAt: row.requestedAt,
+  actor: row.actor,
+  templateId: row.template?.id ?? null,
+  templateRevision: row.template?.revision ?? null,
+  templateName: row.template?.name ?? null,
+  url: row.url,
+  format: row.format,
+  data: row.data === null ? null : JSON.stringify(row.data),
+  status: row.status,
+  completedAt: row.states.findLast((change) => change.state === 'completed' || change.state === 'failed')?.at ?? null,
+  failureReason: row.failureReason,
+  cached: row.file?.cached ?? null,
+  bytes: row.file?.bytes ?? null,
+  creditsCharged: row.credits.charged,
+  creditsRefunded: row.credits.refunded,
+  webhookAttempts: row.webhooks.length,
+  webhookOutcome: row.webhooks.at(-1)?.outcome ?? null,
+  deletedAt: row.deletedAt,
+  states: JSON.stringify(row.states),
+  webhooks: JSON.stringify(row.webhooks),
+  correlationId: row.correlationId,
+});
+
+async function* ndjson(rows: AsyncIterable<HistoryRow>): AsyncGenerator<string> {
+  for await (const row of rows) yield `${JSON.stringify(row)}\n`;
+}
+
+async function* records(rows: AsyncIterable<HistoryRow>): AsyncGenerator<ReturnType<typeof csvRecord>> {
+  for await (const row of rows) yield csvRecord(row);
+}
+
+/** Streams to stdout with backpressure, leaving stdout open (it belongs to the process). */
+const writeHistory = async (rows: AsyncIterable<HistoryRow>, format: 'json' | 'csv') => {
+  if (format === 'json') {
+    await pipeline(Readable.from(ndjson(rows)), process.stdout, { end: false });
+  } else {
+    await pipeline(Readable.from(records(rows)), stringify({ header: true, columns: [...CSV_COLUMNS] }), process.stdout, { end: false });
+  }
+};
+
+export const registerAuditCommands = (program: Command): void => {
+  const audit = program.command('audit').description('Replay and check the event log');
+
+  audit
+    .command('history')
+    .description('The organization\'s render history replayed from the event log: one row per render or capture')
+    .requiredOption('--org <orgId>', 'organization id')
+    .option('--from <time>', 'requests made at or after this time', parseTime)
+    .option('--to <time>', 'requests made at or before this time', parseTime)
+    .option('--template <templateId>', 'renders of this template only')
+    .addOption(new Option('--format <format>', 'json (one object per line) or csv').choices(['json', 'csv']).default('json'))
+    .option('--progress', 'show the progress bar on stderr even when it is not a terminal', false)
+    .action(
+      withRuntime(false, async (runtime, options: { org: string; from?: Date; to?: Date; template?: string; format: 'json' | 'csv'; progress: boolean }) => {
+        const bar = progressBar(options.progress);
+        try {
+          const rows = runtime.services.audit.replayHistory({ orgId: options.org, from: options.from, to: options.to, templateId: options.template }, bar.update);
+          await writeHistory(rows, options.format);
+        } finally {
+          bar.stop();
+        }
+      }),
+    );
+
+  audit
+    .command('verify')
+    .description('Recompute credits, balances, upload bytes and results from the events and check every hash chain; exits 1 on any difference')
+    .option('--org <orgId>', 'one organization only')
+    .option('--progress', 'show the progress bar on stderr even when it is not a terminal', false)
+    .action(
+      withRuntime(false, async (runtime, options: { org?: string; progress: boolean }) => {
+        const bar = progressBar(options.progress);
+        const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+        let report;
+        try {
+          report = await runtime.services.audit.verify({
+            orgId: options.org,
+            progress: bar.update,
+            onDifference: ({ subject, field, expected, actual }) => {
+              process.stdout.write(`DIFFERENCE ${subject} ${field}: events say ${show(expected)}, found ${show(actual)}\n`);
+            },
+          });
+        } finally {
+          bar.stop();
+        }
+        const { head, readModelPositions, eventsChecked, unchainedEvents, chainBreaks, differences, ok } = report;
+        process.stdout.write(
+          `${ok ? 'OK' : 'FAILED'}: ${eventsChecked} events checked up to position ${head ?? 'none'} ` +
+            `(read models at accounts ${readModelPositions.accounts}, results ${readModelPositions.results}); ` +
+            `${chainBreaks} hash chain breaks, ${differences - chainBreaks} ledger differences` +
+            `${unchainedEvents > 0 ? `; ${unchainedEvents} events predate hash chains` : ''}\n`,
+        );
+        if (!ok) process.exitCode = 1;
+      }),
+    );
+
+  audit
+    .command('template')
+    .description('A template exactly as it was at a moment: settings, content, properties')
+    .requiredOption('--id <templateId>', 'template id')
+    .requiredOption('--at <time>', 'the moment, e.g. 2026-03-01T12:00:00Z', parseTime)
+    .action(
+      withRuntime(false, async (runtime, options: { id: string; at: Date }) => {
+        process.stdout.write(`${JSON.stringify(await runtime.services.audit.templateSnapshot(options.id, options.at), null, 2)}\n`);
+      }),
+    );
+};

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/** A moment in a query: an ISO 8601 timestamp, or a date meaning its midnight UTC. */
+const moment = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).meta({ description: 'ISO 8601 timestamp or date (UTC)' });
+
+export const AuditHistoryQuery = z.object({
+  from: moment.optional().meta({ description: 'Only requests made at or after this time' }),
+  to: moment.optional().meta({ description: 'Only requests made at or before this time' }),
+  template: z.string().min(1).max(200).optional().meta({ description: 'Only renders of this template' }),
+  page: z.coerce.number().int().min(0).max(1_000_000).default(0).meta({ description: 'Zero-based page number' }),
+  size: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'Rows per page, at most 200' }),
+}).refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), { message: 'from must not be after to', path: ['from'] });
+export type AuditHistoryQuery = z.output<typeof AuditHistoryQuery>;
+
+export const AuditTemplateParams = z.object({ templateId: z.string().min(1).max(200) });
+export const AuditTemplateQuery = z.object({ at: moment.meta({ description: 'The moment to show the template at' }) });
+
+const at = z.string().meta({ description: 'ISO 8601 UTC' });
+
+const HistoryRow = z
+  .object({
+    requestId: z.string(),
+    kind: z.enum(['render', 'screenshot', 'pdf']),
+    orgId: z.string(),
+    actor: z.string().meta({ description: 'Id of the API key that asked, or "system"' }),
+    correlationId: z.string(),
+    requestedAt: at,
+    template: z.object({ id: z.string(), revision: z.number().int(), name: z.string() }).nullable(),
+    url: z.string().nullable(),
+    format: z.string(),
+    data: z.record(z.string(), z.unknown()).nullable(),
+    request: z.record(z.string(), z.unknown()),
+    status: z.enum(['pending', 'done', 'failed']),
+    states: z.array(z.object({ state: z.string(), at, detail: z.record(z.string(), z.unknown()).optional() })),
+    failureReason: z.string().nullable(),
+    file: z
+      .object({ storageKey: z.string(), bytes: z.number().int(), contentType: z.string(), cached: z.boolean(), sourceRequestId: z.string().nullable() })
+      .nullable(),
+    credits: z.object({
+      charged: z.number().int(),
+      refunded: z.number().int(),
+      movements: z.array(z.object({ kind: z.enum(['charged', 'refunded']), amount: z.number().int(), at })),
+    }),
+    webhooks: z.array(
+      z.object({
+        deliveryId: z.string(),
+        url: z.string(),
+        attempt: z.number().int(),
+        outcome: z.enum(['failed', 'delivered', 'abandoned']),
+        statusCode: z.number().int().nullable(),
+        error: z.string().nullable(),
+        at,
+      }),
+    ),
+    deletedAt: at.nullable(),
+    position: z.number().int().meta({ description: 'Position of the request in the event log' }),
+  })
+  .meta({ id: 'AuditHistoryRow' });
+
+export const AuditHistoryPage = z
+  .object({ items: z.array(HistoryRow), page: z.number().int(), size: z.number().int(), total: z.number().int() })
+  .meta({ id: 'AuditHistoryPage' });
+
+export const TemplateSnapshot = z
+  .object({
+    templateId: z.string(),
+    orgId: z.string(),
+    at,
+    revision: z.number().int(),
+    changedAt: at,
+    deletedAt: at.nullable(),
+    settings: z.record(z.string(), z.unknown()),
+    content: z.object({ html: z.string(), css: z.string(), sampleData: z.record(z.string(), z.unknown()), mergeFields: z.array(z.string()) }).nullable(),
+    components: z.unknown(),
+    properties: z.array(z.unknown()),
+  })
+  .meta({ id: 'TemplateSnapshot' });

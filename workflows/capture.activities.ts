@@ -1,0 +1,10 @@
+import type { CaptureSteps } from '../application/captures/capture-steps.js';
+import type { StoredFile } from '../domain/renders/render-events.js';
+import { heartbeating, translated, type RenderRef } from './render.activities.js';
+
+/** Charging, recording and the webhook of a capture are the render activities; only producing the file differs. */
+export const createCaptureActivities = (steps: CaptureSteps) => ({
+  produceCapture: ({ requestId }: RenderRef): Promise<StoredFile> => heartbeating(() => translated(() => steps.produce(requestId))),
+});
+
+export type CaptureActivities = ReturnType<typeof createCaptureActivities>;
