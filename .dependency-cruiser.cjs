@@ -38,16 +38,19 @@ module.exports = {
       comment:
         'Temporal workflow code runs in a sandbox and is replayed: only @temporalio/workflow, other workflow files, domain/ and type-only imports.',
       severity: 'error',
-      from: { path: ['\\.workflow\\.ts$', '^workflows/index\\.ts$'] },
+      // Everything under workflows/ but the activities runs inside the workflow sandbox.
+      from: { path: '^workflows/', pathNot: '\\.activities\\.ts$' },
       to: {
-        pathNot: ['^workflows/', '^domain/', '@temporalio/workflow', '@temporalio/common'],
+        // Activities may be named only in type-only imports: their code runs on the worker, outside the sandbox.
+        pathNot: ['^workflows/(?!.*\\.activities\\.ts$)', '^domain/', '@temporalio/workflow', '@temporalio/common'],
         dependencyTypesNot: ['type-only'],
       },
     },
     {
       name: 'workflows-no-node-builtins',
       severity: 'error',
-      from: { path: ['\\.workflow\\.ts$', '^workflows/index\\.ts$'] },
+      // Everything under workflows/ but the activities runs inside the workflow sandbox.
+      from: { path: '^workflows/', pathNot: '\\.activities\\.ts$' },
       to: { dependencyTypes: ['core'] },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

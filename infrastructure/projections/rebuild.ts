@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { FlushMode, type MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { EventStore } from '../../application/ports/event-store.js';
@@ -7,6 +7,7 @@ import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
 import type { Projection } from './projection.js';
 import { allProjections } from './projection-set.js';
+import { batchEntityManager } from './rebuild-entity-manager.js';
 import { compareTables, createShadowTables, dropSchema, moveTables, quoteIdentifier, type TableDifference } from './rebuild-schema.js';
 
 /**
@@ -32,8 +33,8 @@ export interface RebuildOptions {
   readonly projections?: readonly Projection[];
   /** Events applied per transaction. */
   readonly batchSize?: number;
-  /** Called after each batch with the position reached and the head the rebuild aims for. */
-  readonly onProgress?: (position: number, head: number) => void;
+  /** Called after each batch with the position reached and the head the rebuild aims for; awaited before the next batch. */
+  readonly onProgress?: (position: number, head: number) => void | Promise<void>;
   /** How long a verify waits for the live projections to reach the rebuild (they must be running somewhere). */
   readonly liveWaitMs?: number;
 }
@@ -51,7 +52,7 @@ export interface RebuildVerifyReport extends RebuildReport {
 }
 
 const CHECKPOINTS = 'projection_checkpoints';
-const DEFAULT_BATCH = 5_000;
+const DEFAULT_BATCH = 2_000;
 /** A swap that cannot get its locks in this long gives up instead of stalling readers behind it. */
 const SWAP_LOCK_TIMEOUT = '10s';
 
@@ -65,17 +66,23 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
   const tables = readModelTables(orm);
   const names = projections.map((projection) => projection.name);
 
-  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction. */
+  /**
+   * Applies one batch to the tables of `schema`: each projection in a transaction of its own with
+   * its checkpoint, as the live runners do, all of them at once so one's writes overlap another's work.
+   */
   const applyBatch = async (schema: string, events: readonly RecordedEvent[], position: number) => {
-    await orm.em.fork({ schema }).transactional(async (em) => {
-      for (const event of events) {
-        for (const projection of projections) await projection.apply(em, event);
-      }
-      await em.upsertMany(
-        ProjectionCheckpoint,
-        names.map((name) => ({ name, position })),
-      );
-    });
+    await Promise.all(
+      projections.map((projection) =>
+        orm.em.fork({ schema }).transactional(
+          async (em) => {
+            const projecting = batchEntityManager(em);
+            for (const event of events) await projection.apply(projecting, event);
+            await em.upsert(ProjectionCheckpoint, { name: projection.name, position });
+          },
+          { flushMode: FlushMode.COMMIT },
+        ),
+      ),
+    );
   };
 
   /** Projects the log after `after` up to `upTo` (the head when null) into `schema`; the next page is read while one is written. */
@@ -95,7 +102,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
       await applyBatch(schema, batch, last.position);
       position = last.position;
       events += batch.length;
-      onProgress?.(position, Math.max(head, position));
+      await onProgress?.(position, Math.max(head, position));
       if (!more) break;
     }
     return { position, events };
@@ -133,10 +140,10 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
         try {
           await client.query('begin');
           await client.query(`set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`);
-          
+          await client.query(`lock table public.${CHECKPOINTS} in access exclusive mode`);
           // No live runner is inside a batch now, and none can start one until the commit.
           const head = (await eventStore.headPosition()) ?? -1;
-          const last = { position: built, events: 0 + head * 0 }; console.log('DEBUG built', built, 'head', head);
+          const last = head > built ? await projectInto(shadow, built, head) : { position: built, events: 0 };
           // Projections this rebuild does not know keep their place.
           await client.query(
             `insert into ${quoteIdentifier(shadow)}.${CHECKPOINTS} select * from public.${CHECKPOINTS} where name <> all($1) on conflict do nothing`,
@@ -145,7 +152,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await client.query(`create schema ${quoteIdentifier(retired)}`);
           await moveTables(client, tables, 'public', retired);
           await moveTables(client, tables, shadow, 'public');
-          await client.query('commit'); console.log('DEBUG head after commit', await eventStore.headPosition());
+          await client.query('commit');
           logger.info({ position: last.position, tables }, 'rebuilt read models swapped in');
           return { position: last.position, events: events + last.events, seconds: (performance.now() - started) / 1000, tables };
         } catch (error) {

@@ -20,7 +20,7 @@ const PDF_CONTENT_TYPE = 'application/pdf';
 const BLANK = 'about:blank';
 
 /** Milliseconds a capture may hold its page at most: every phase's bound, plus the client's wait. */
-export const captureLimitMs = (options: Pick<PageCaptureOptions, 'navigationTimeoutMs' | 'captureTimeoutMs'>, spec: CaptureSpec) =>
+const captureLimitMs = (options: Pick<PageCaptureOptions, 'navigationTimeoutMs' | 'captureTimeoutMs'>, spec: CaptureSpec) =>
   options.navigationTimeoutMs + spec.waitTime + options.captureTimeoutMs;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,8 +66,8 @@ const watchRefusedNavigations = (page: Page): string[] => {
 
 /**
  * Goes to the page and waits for its load event, within the navigation bound. A page that answered
- * but never finishes loading (a hanging image, a stream that never ends) is stopped and captured as it stands;
- * one that never answered, could not be reached or led to a refused address is the request's fault.
+ * but never finishes loading (a hanging image, a stream that never ends) is stopped and captured as
+ * it stands; one that never answered, could not be reached or led to a refused address is the request's fault.
  */
 const navigate = async (page: Page, url: string, timeoutMs: number) => {
   const refused = watchRefusedNavigations(page);
@@ -76,7 +76,7 @@ const navigate = async (page: Page, url: string, timeoutMs: number) => {
   } catch (error) {
     if (refused.length > 0) {
       throw validationError(`The page at ${url} was refused: it leads to ${refused.at(-1)}, a private, loopback or link-local address`, [
-        `url: ${url} redirects to a blocked address (${refused.at(-1)}); list the host in ALLOWED_PRIVATE_HOSTS to allow it`,
+        `url: ${url} leads to a blocked address (${refused.at(-1)}); list the host in ALLOWED_PRIVATE_HOSTS to allow it`,
       ]);
     }
     if ((error as Error).name !== 'TimeoutError') throw validationError(`Could not load ${url}: ${(error as Error).message}`);

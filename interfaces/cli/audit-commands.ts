@@ -7,6 +7,7 @@ import type { ReplayProgress } from '../../application/audit/audit-service.js';
 import type { HistoryRow } from '../../application/audit/history.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
+import { createRebuilder, type RebuildReport } from '../../infrastructure/projections/rebuild.js';
 import { createRuntime, type Runtime } from '../composition-root.js';
 
 const parseTime = (value: string): Date => {
@@ -46,6 +47,7 @@ const progressBar = (forced: boolean): { update: ReplayProgress; stop(): void } 
     },
     stop: () => {
       if (started) bar.stop();
+      started = false;
     },
   };
 };
@@ -120,7 +122,53 @@ const writeHistory = async (rows: AsyncIterable<HistoryRow>, format: 'json' | 'c
   }
 };
 
+const rebuildCommand = (program: Command) =>
+  program
+    .command('projections')
+    .description('Read models')
+    .command('rebuild')
+    .description('Rebuild every read model from position 0 into fresh tables and swap them in while the service runs')
+    .option('--verify', 'compare the rebuilt tables with the live ones instead of swapping; exits 1 on any difference', false)
+    .option('--progress', 'show the progress bar on stderr even when it is not a terminal', false)
+    .action(
+      // Its own live projections run too, so the live tables reach the log's head even when no service runs.
+      withRuntime(true, async (runtime, options: { verify: boolean; progress: boolean }) => {
+        const bar = progressBar(options.progress);
+        const rebuilder = createRebuilder({
+          orm: runtime.orm,
+          databaseUrl: runtime.orm.config.get('clientUrl') ?? '',
+          eventStore: runtime.eventStore,
+          logger: runtime.logger,
+          onProgress: bar.update,
+        });
+        const summary = (report: RebuildReport, verb: string) =>
+          `${verb} ${report.tables.length} tables from ${report.events} events up to position ${report.position} ` +
+          `in ${report.seconds.toFixed(1)} s (${Math.round(report.events / Math.max(report.seconds, 0.001))} events/s)\n`;
+        try {
+          if (!options.verify) {
+            const report = await rebuilder.swap();
+            bar.stop();
+            process.stdout.write(summary(report, 'Rebuilt and swapped in'));
+            return;
+          }
+          const report = await rebuilder.verify();
+          bar.stop();
+          process.stdout.write(summary(report, 'Rebuilt and compared'));
+          for (const { table, onlyLive, onlyRebuilt, samples } of report.differences) {
+            process.stdout.write(`DIFFERENCE ${table}: ${onlyLive} rows only in the live table, ${onlyRebuilt} only in the rebuilt one\n`);
+            for (const { side, row } of samples) process.stdout.write(`  ${side}: ${JSON.stringify(row)}\n`);
+          }
+          process.stdout.write(report.differences.length === 0 ? 'OK: the live read models equal a rebuild\n' : 'FAILED\n');
+          if (report.differences.length > 0) process.exitCode = 1;
+        } finally {
+          bar.stop();
+        }
+      }),
+    );
+
 export const registerAuditCommands = (program: Command): void => {
+  rebuildCommand(program);
+
   const audit = program.command('audit').description('Replay and check the event log');
 
   audit

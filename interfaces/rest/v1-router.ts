@@ -9,7 +9,7 @@ import { contextOf } from './request-context.js';
 const DEPRECATED_SINCE = `@${Date.UTC(2026, 0, 1) / 1000}`;
 
 /** Each deprecated path and the v2 path that replaces it. */
-export const DEPRECATED_PATHS: Readonly<Record<string, string>> = {
+const DEPRECATED_PATHS: Readonly<Record<string, string>> = {
   '/api/v1/render': '/api/v2/render',
   '/api/v1/requests': '/api/v2/results',
 };

@@ -168,6 +168,29 @@ describe('npm run cli -- audit', () => {
     expect(snapshot).toMatchObject({ revision: 1, settings: { name: 'Card' } });
   });
 
+  it('rebuilds the read models beside the running service: verify, then swap', async () => {
+    expect(await cli(['projections', 'rebuild', '--verify'], env())).toMatch(/^Rebuilt and compared \d+ tables from \d+ events .*\nOK: the live read models equal a rebuild\n$/);
+
+    const sql = new pg.Client({ connectionString: app.runtime.config.DATABASE_URL });
+    await sql.connect();
+    try {
+      await sql.query('update results set status = $2 where request_id = $1', [history.requests.failed, 'done']);
+      const failure = await cli(['projections', 'rebuild', '--verify'], env()).then(
+        () => expect.fail('rebuild --verify should exit non-zero'),
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(failure.code).toBe(1);
+      expect(failure.stdout).toContain('DIFFERENCE results: 1 rows only in the live table, 1 only in the rebuilt one');
+      expect(await cli(['projections', 'rebuild'], env())).toMatch(/^Rebuilt and swapped in \d+ tables/);
+      expect((await sql.query('select status from results where request_id = $1', [history.requests.failed])).rows).toEqual([{ status: 'failed' }]);
+    } finally {
+      await sql.end();
+    }
+    // The service reads the swapped-in tables.
+    const page = await app.call('GET', '/api/v2/results?size=50', { key: keys.full });
+    expect(page.body.totalElements).toBe(6);
+  });
+
   it('verifies the ledger and the hash chains, exiting 1 with each difference after an event was edited', async () => {
     await app.runtime.projections.waitFor((await app.runtime.eventStore.headPosition()) ?? 0, 10_000);
     expect(await cli(['audit', 'verify'], env())).toMatch(/^OK: \d+ events checked up to position \d+ .*0 hash chain breaks, 0 ledger differences\n$/);

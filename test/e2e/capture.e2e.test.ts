@@ -44,6 +44,8 @@ const PAGES: Record<string, (res: import('node:http').ServerResponse) => void> =
     stalled.add(res);
   },
 };
+/** Bodies POSTed to /hook: webhooks of captures. */
+const hooks: unknown[] = [];
 
 const listen = async (server: Server, host: string) => {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -71,6 +73,15 @@ const pdf = (body: Record<string, unknown>) => app.call('POST', '/api/v1/pdf', {
 
 beforeAll(async () => {
   pages = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/hook') {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        hooks.push(JSON.parse(body));
+        res.end('ok');
+      });
+      return;
+    }
     const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
     if (page) return page(res);
     res.writeHead(404).end();
@@ -125,6 +136,25 @@ describe('POST /api/v1/screenshots', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error('the capture never appeared in the results list');
+  });
+
+  it('is deleted like any result, file and all', async () => {
+    const response = await screenshot({ url: `${pagesUrl}/page`, width: 40, height: 40 });
+    expect((await download(response.body.href)).status).toBe(200);
+    expect((await app.call('DELETE', `/api/v2/results/${response.body.requestId}`)).status).toBe(200);
+    expect((await app.call('GET', `/api/v2/results/${response.body.requestId}`)).status).toBe(404);
+    expect((await download(response.body.href)).status).toBe(404);
+  });
+
+  it('answers at once with a webhookUrl and POSTs { requestId, href, request } when the capture is stored', async () => {
+    const request = { url: `${pagesUrl}/page`, width: 50, height: 50, webhookUrl: `${pagesUrl}/hook` };
+    const response = await screenshot(request);
+    expect(response.status).toBe(200);
+    for (let i = 0; i < 100 && !hooks.some((hook) => (hook as { requestId: string }).requestId === response.body.requestId); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(hooks).toContainEqual({ requestId: response.body.requestId, href: response.body.href, request });
+    expect((await download(response.body.href)).status).toBe(200);
   });
 
   it('captures through the typed tRPC client', async () => {

@@ -1,4 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,9 @@ import { decodeVideoFrames, pixelAt, probeVideoFile } from '../support/video-fil
 
 let app: TestApp;
 let workDir: string;
+let receiver: Server;
+let receiverUrl: string;
+const webhookPosts: unknown[] = [];
 
 const WIDTH = 320;
 const HEIGHT = 180;
@@ -86,11 +91,23 @@ const boxLeftOf = (frame: Buffer) => {
 const creditsUsed = async (key?: string) => (await app.call('GET', '/api/v1/usage', { key })).body.credits.used as number;
 
 beforeAll(async () => {
-  app = await startTestApp({ rendering: 'worker' });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      webhookPosts.push(JSON.parse(body));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  // The webhook receiver listens on loopback, which is private unless allowed.
+  app = await startTestApp({ rendering: 'worker', env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
   workDir = await mkdtemp(path.join(os.tmpdir(), 'video-e2e-'));
 });
 afterAll(async () => {
   await app?.close();
+  await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -160,6 +177,17 @@ describe('POST /api/v2/render with a video format', () => {
     expect(progress.length).toBeLessThanOrEqual(10);
     expect(progress.every((entry, index) => entry.framesTotal === 240 && (index === 0 || entry.framesDone > (progress[index - 1]?.framesDone ?? 0)))).toBe(true);
     expect(events.map((event) => event.type).filter((type) => type !== 'RenderProgressed')).toEqual(['RenderRequested', 'RenderCompleted']);
+  });
+
+  it('posts the finished video to the webhook as image renders do', async () => {
+    const templateId = await createVideoTemplate({ recordDuration: 1000 });
+    const body = { template: templateId, outputFormat: 'webm', cache: false, webhookUrl: receiverUrl };
+    const accepted = await app.call('POST', '/api/v2/render', { body });
+    expect(accepted.status).toBe(202);
+    expect((await pollResult(accepted.body.requestId)).final.status).toBe('done');
+    await expect.poll(() => webhookPosts.filter((post) => (post as { requestId: string }).requestId === accepted.body.requestId), { timeout: 30_000 }).toEqual([
+      expect.objectContaining({ requestId: accepted.body.requestId, href: accepted.body.href, request: body, status: 'done' }),
+    ]);
   });
 
   it('answers an identical video request from the cache with 202 done, for free', async () => {

@@ -272,6 +272,12 @@ describe('the webhook secret', () => {
     expect(other.secret).not.toBe((await trpc(app.apiKey).account.webhookSecret.query()).secret);
   });
 
+  it('needs the render scope', async () => {
+    const { key } = await app.runtime.services.accounts.issueApiKey(orgId, { label: 'templates only', scopes: ['templates'] });
+    await expect(trpc(key).account.webhookSecret.query()).rejects.toMatchObject({ data: { httpStatus: 403 } });
+    await expect(trpc(key).account.rotateWebhookSecret.mutate()).rejects.toMatchObject({ data: { httpStatus: 403 } });
+  });
+
   it('is issued on first use to an account opened without one, once', async () => {
     const legacyOrg = `org-legacy-${randomUUID()}`;
     const plan = { name: 'free', status: 'active', credits: 10, renewalAmount: 10, nextRenewalAt: '2099-01-01', uploadsBytes: 100 };
