@@ -45,8 +45,8 @@ export async function produceFile(
     await bookkeeping.chargeCredits({ requestId });
   } catch (error) {
     const { reason, type } = failureOf(error);
-    await bookkeeping.recordFailure({ requestId, reason });
-    return { status: 'failed', reason, code: type === 'payment_required' ? 'payment_required' : 'render_failed' };
+    const position = await bookkeeping.recordFailure({ requestId, reason });
+    return { status: 'failed', reason, code: type === 'payment_required' ? 'payment_required' : 'render_failed', position };
   }
 
   let file;
@@ -55,13 +55,13 @@ export async function produceFile(
   } catch (error) {
     const { reason, type } = failureOf(error);
     await bookkeeping.refundCredits({ requestId });
-    await bookkeeping.recordFailure({ requestId, reason });
-    return { status: 'failed', reason, code: failureCode(type) };
+    const position = await bookkeeping.recordFailure({ requestId, reason });
+    return { status: 'failed', reason, code: failureCode(type), position };
   }
-  await bookkeeping.recordCompletion({ requestId, file });
+  const position = await bookkeeping.recordCompletion({ requestId, file });
 
   if (webhook) await deliverOutcome(requestId);
-  return { status: 'done' };
+  return { status: 'done', position };
 }
 
 /** workflowId = requestId. Charge, render and store, record; refund when the render cannot be made. */

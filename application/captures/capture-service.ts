@@ -4,7 +4,7 @@ import { renderDecider, requestCapture } from '../../domain/renders/render-decid
 import { renderStream } from '../../domain/renders/render-events.js';
 import type { ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
-import type { AccountReadModel } from '../ports/read-models.js';
+import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { assertCanAfford, awaitOutcome, createWaitingRoom } from '../renders/render-admission.js';
 import { resultHref } from '../renders/result-href.js';
@@ -29,6 +29,7 @@ export interface CaptureAnswer {
 export interface CaptureServiceDeps extends CommandDeps {
   readonly accounts: AccountReadModel;
   readonly orchestrator: RenderOrchestrator;
+  readonly progress: ProjectionProgress;
   readonly links: ResultLinks;
   readonly urls: UrlGuard;
   /** How long a synchronous capture may take before the caller gets a 503 (the capture goes on). */
@@ -69,7 +70,7 @@ export const createCaptureService = (deps: CaptureServiceDeps) => {
       const events = requestCapture({ type: 'RequestCapture', data: requested }, renderDecider.initialState());
       await deps.eventStore.append(renderStream(requestId), toEnvelopes(events, context, deps), 'no-stream');
       await deps.orchestrator.startCapture({ requestId, webhook: !sync });
-      if (sync) await waitingRoom.wait(() => awaitOutcome(deps.orchestrator, requestId, deps.syncTimeoutMs));
+      if (sync) await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
       return { requestId, href: resultHref(deps.links, requested), request };
     },
   };

@@ -1,7 +1,11 @@
 /** How a render ended, as the workflow reports it; `rejected`: the work showed the request itself is refused (a capture redirected to a private address). */
-export type RenderOutcome =
+export type RenderOutcome = (
   | { readonly status: 'done' }
-  | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' | 'rejected' };
+  | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' | 'rejected' }
+) & {
+  /** Log position of the event that recorded the outcome: a caller waits for the read models to pass it. */
+  readonly position?: number | null;
+};
 
 /** Runs the long, failure-prone part of a render (Temporal in production and in the embedded default). */
 export interface RenderOrchestrator {

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from '../../domain/shared/errors.js';
-import type { AccountReadModel } from '../ports/read-models.js';
+import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestrator.js';
 
 /**
@@ -24,9 +24,18 @@ const FAILURE_CODES: Record<Extract<RenderOutcome, { status: 'failed' }>['code']
   render_failed: 'failed',
 };
 
-/** Waits for the workflow of an accepted request; a failure becomes the error the caller sees. */
-export const awaitOutcome = async (orchestrator: RenderOrchestrator, requestId: string, timeoutMs: number): Promise<void> => {
+/**
+ * Waits for the workflow of an accepted request, then for the read models to show its outcome (a
+ * result listed as done, an identical request answered from the cache); a failure becomes the error
+ * the caller sees.
+ */
+export const awaitOutcome = async (
+  { orchestrator, progress }: { readonly orchestrator: RenderOrchestrator; readonly progress: ProjectionProgress },
+  requestId: string,
+  timeoutMs: number,
+): Promise<void> => {
   const outcome = await orchestrator.waitForOutcome(requestId, timeoutMs);
+  if (outcome !== 'timeout' && outcome.position != null) await progress.waitFor(outcome.position);
   if (outcome === 'timeout') {
     throw new DomainError('unavailable', 'The render is taking longer than expected; it goes on and will appear in results', [
       `requestId ${requestId}: still rendering after ${timeoutMs} ms`,

@@ -11,7 +11,7 @@ import { isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../
 import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import { assertWebhookUrlAllowed } from '../webhooks/webhook-url.js';
-import type { AccountReadModel, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
+import type { AccountReadModel, ProjectionProgress, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
 import { assertCanAfford, awaitOutcome, createWaitingRoom } from './render-admission.js';
@@ -55,6 +55,7 @@ export interface RenderServiceDeps extends CommandDeps {
   readonly results: ResultReadModel;
   readonly accounts: AccountReadModel;
   readonly orchestrator: RenderOrchestrator;
+  readonly progress: ProjectionProgress;
   readonly links: ResultLinks;
   readonly storage: FileStorage;
   /** Refuses a webhookUrl on a private, loopback or link-local address before anything is written or charged. */
@@ -204,7 +205,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       };
       if (!sync) return { requestId, href: answer.href };
 
-      await waitingRoom.wait(() => awaitOutcome(deps.orchestrator, requestId, deps.syncTimeoutMs));
+      await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
       return answer;
     },
   };

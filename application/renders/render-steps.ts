@@ -47,9 +47,10 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return request;
   };
 
-  const onRender = async (requestId: string, command: Parameters<typeof renderDecider.decide>[0]) => {
+  /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
+  const onRender = async (requestId: string, command: Parameters<typeof renderDecider.decide>[0]): Promise<number | null> => {
     const request = await loadAccepted(requestId);
-    await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId));
+    return (await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId))).position;
   };
 
   /** Credits move on the requesting organization's account, recorded as the system's work for the request. */

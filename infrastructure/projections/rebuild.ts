@@ -66,22 +66,20 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
   const tables = readModelTables(orm);
   const names = projections.map((projection) => projection.name);
 
-  /**
-   * Applies one batch to the tables of `schema`: each projection in a transaction of its own with
-   * its checkpoint, as the live runners do, all of them at once so one's writes overlap another's work.
-   */
+  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction. */
   const applyBatch = async (schema: string, events: readonly RecordedEvent[], position: number) => {
-    await Promise.all(
-      projections.map((projection) =>
-        orm.em.fork({ schema }).transactional(
-          async (em) => {
-            const projecting = batchEntityManager(em);
-            for (const event of events) await projection.apply(projecting, event);
-            await em.upsert(ProjectionCheckpoint, { name: projection.name, position });
-          },
-          { flushMode: FlushMode.COMMIT },
-        ),
-      ),
+    await orm.em.fork({ schema }).transactional(
+      async (em) => {
+        const projecting = batchEntityManager(em);
+        for (const event of events) {
+          for (const projection of projections) await projection.apply(projecting, event);
+        }
+        await em.upsertMany(
+          ProjectionCheckpoint,
+          names.map((name) => ({ name, position })),
+        );
+      },
+      { flushMode: FlushMode.COMMIT },
     );
   };
 
