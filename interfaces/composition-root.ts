@@ -33,6 +33,7 @@ import { createRenderSteps } from '../application/renders/render-steps.js';
 import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
+import { startEgressProxy } from '../infrastructure/rendering/egress-proxy.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { startTemporalWorker } from '../infrastructure/temporal/temporal-worker.js';
@@ -77,8 +78,9 @@ export interface RuntimeOptions {
 }
 
 /**
- * Pages capturing one video together (more join only when the pool has them free): on two cores
- * a second page overlaps one page's capture with the other's rendering, beyond that they compete.
+ * Pages capturing one video together (the second joins only when the pool has it free). Each
+ * screenshot waits for the compositor's next frame; a second page fills that wait, which on two
+ * cores takes a 1080p capture from ~11 to ~15-20 frames/s (npm run bench:video). More pages compete.
  */
 const VIDEO_PAGES = 2;
 
@@ -145,13 +147,15 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     if (temporal) closers.push(() => temporal.close());
     const hostPolicy = createHostPolicy({ allowedPrivateHosts: config.ALLOWED_PRIVATE_HOSTS });
     if (temporal && options.rendering === 'worker') {
+      const egress = await startEgressProxy({ policy: hostPolicy, logger });
+      closers.push(() => egress.close());
       const pool = createBrowserPool({
         executablePath: config.CHROMIUM_PATH,
         browsers: config.BROWSERS,
         pagesPerBrowser: config.PAGES_PER_BROWSER,
         maxQueue: config.RENDER_QUEUE_MAX,
         preparePage: (page) => hostPolicy.guardPage(page),
-        extraArgs: config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : [],
+        extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
         logger,
       });
       closers.push(() => pool.close());

@@ -68,6 +68,8 @@ export interface HostPolicy {
    * to continue/respond/abort too, or they resolve requests before the guard has decided.
    */
   guardPage(page: Page): Promise<void>;
+  /** The checked address to connect to for a host; throws DomainError('validation') when it may not be reached. */
+  allowedAddress(host: string): Promise<string>;
 }
 
 const defaultLookup: LookupAll = (hostname) => lookup(hostname, { all: true, verbatim: true });
@@ -100,6 +102,37 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
     return address !== undefined && allowedRanges.some((range) => matches(address, range));
   };
 
+  /**
+   * The address to connect to for `host` (a name or an IP literal) when it may be reached, so the
+   * connection goes where the check looked and a second DNS answer cannot point it elsewhere.
+   * `shown` is what errors name (the URL the client gave).
+   */
+  async function allowedAddress(host: string, shown: string = host): Promise<string> {
+    const name = host.toLowerCase().replace(/\.$/, '');
+    const literal = parseIp(name);
+    let addresses: string[];
+    if (literal) {
+      addresses = [name.startsWith('[') ? name.slice(1, -1) : name];
+    } else {
+      try {
+        addresses = (await resolve(name)).map((entry) => entry.address);
+      } catch (error) {
+        throw validationError(`could not resolve the host of ${shown}: ${(error as Error).message}`);
+      }
+      if (addresses.length === 0) throw validationError(`could not resolve the host of ${shown}`);
+    }
+    const [first] = addresses as [string, ...string[]];
+    if (allowedNames.has(name)) return first;
+    const refused = addresses.find((address) => isPrivateAddress(address) && !isAllowedAddress(address));
+    if (refused !== undefined) {
+      const via = literal ? '' : ` (${name} resolves to ${refused})`;
+      throw validationError(
+        `requests to private, loopback or link-local addresses are blocked: ${shown}${via}; list the host in ALLOWED_PRIVATE_HOSTS to allow it`,
+      );
+    }
+    return first;
+  }
+
   async function assertUrlAllowed(url: string): Promise<void> {
     let parsed: URL;
     try {
@@ -110,27 +143,7 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw validationError(`only http and https URLs may be fetched, not ${parsed.protocol} (${url})`);
     }
-    const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
-    if (allowedNames.has(host)) return;
-    const literal = parseIp(host);
-    let addresses: string[];
-    if (literal) {
-      addresses = [host];
-    } else {
-      try {
-        addresses = (await resolve(host)).map((entry) => entry.address);
-      } catch (error) {
-        throw validationError(`could not resolve the host of ${url}: ${(error as Error).message}`);
-      }
-      if (addresses.length === 0) throw validationError(`could not resolve the host of ${url}`);
-    }
-    const refused = addresses.find((address) => isPrivateAddress(address) && !isAllowedAddress(address));
-    if (refused !== undefined) {
-      const via = literal ? '' : ` (${host} resolves to ${refused})`;
-      throw validationError(
-        `requests to private, loopback or link-local addresses are blocked: ${url}${via}; list the host in ALLOWED_PRIVATE_HOSTS to allow it`,
-      );
-    }
+    await allowedAddress(parsed.hostname, url);
   }
 
   async function guardPage(page: Page): Promise<void> {
@@ -167,5 +180,5 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
     await page.setRequestInterception(true);
   }
 
-  return { assertUrlAllowed, guardPage };
+  return { assertUrlAllowed, allowedAddress, guardPage };
 }
