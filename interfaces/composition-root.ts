@@ -183,7 +183,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       const webhookDelivery = createWebhookDelivery({
         ...commandDeps,
         links,
-        sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+        sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) }),
         urls: hostPolicy,
         secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets }),
       });

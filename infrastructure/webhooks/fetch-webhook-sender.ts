@@ -1,33 +1,63 @@
+import http from 'node:http';
+import https from 'node:https';
+import net, { type LookupFunction } from 'node:net';
 import type { WebhookSender } from '../../application/ports/webhook-sender.js';
 
 export interface FetchWebhookSenderOptions {
   /** Per attempt; a receiver slower than this counts as not answering. */
   readonly timeoutMs: number;
+  /** The checked address for a receiver's host (the private-address guard); throws when it may not be reached. */
+  readonly allowedAddress: (host: string) => Promise<string>;
 }
+
+/**
+ * Connects where the guard looked: the delivery checked the URL before sending, but a second DNS
+ * answer could differ (rebinding), so the connection itself resolves through the guard.
+ */
+const guardedLookup = (allowedAddress: (host: string) => Promise<string>): LookupFunction => (hostname, options, callback) => {
+  allowedAddress(hostname).then(
+    (address) => {
+      const family = net.isIP(address);
+      if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      else callback(null, address, family);
+    },
+    (error: Error) => callback(error, '', 0),
+  );
+};
 
 /**
  * POSTs the signed body as it is. Redirects are not followed: a 3xx could point anywhere, past the
  * address guard, so it is a failed attempt like any other non-2xx answer.
  */
-export const createFetchWebhookSender = ({ timeoutMs }: FetchWebhookSenderOptions): WebhookSender => ({
-  async send({ url, body, headers }) {
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'render-service-webhook/1' },
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const detail = cause?.code ?? cause?.message ?? (error as Error).message;
-      return { ok: false, statusCode: null, error: `no answer from the receiver: ${detail}` };
-    }
-    // The answer's body is not used; reading it to the end would only hold the connection longer.
-    await response.body?.cancel();
-    if (response.status >= 200 && response.status < 300) return { ok: true, statusCode: response.status };
-    return { ok: false, statusCode: response.status, error: `the receiver answered ${response.status}` };
-  },
-});
+export const createFetchWebhookSender = ({ timeoutMs, allowedAddress }: FetchWebhookSenderOptions): WebhookSender => {
+  const lookup = guardedLookup(allowedAddress);
+  return {
+    send: ({ url, body, headers }) =>
+      new Promise((resolve) => {
+        const target = new URL(url);
+        const client = target.protocol === 'https:' ? https : http;
+        const request = client.request(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'render-service-webhook/1' },
+            lookup,
+            timeout: timeoutMs,
+            signal: AbortSignal.timeout(timeoutMs),
+          },
+          (response) => {
+            // The answer's body is not used; reading it to the end would only hold the connection longer.
+            response.destroy();
+            const status = response.statusCode ?? 0;
+            if (status >= 200 && status < 300) resolve({ ok: true, statusCode: status });
+            else resolve({ ok: false, statusCode: status, error: `the receiver answered ${status}` });
+          },
+        );
+        request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+        request.on('error', (error: NodeJS.ErrnoException) => {
+          resolve({ ok: false, statusCode: null, error: `no answer from the receiver: ${error.code ?? error.message}` });
+        });
+        request.end(body);
+      }),
+  };
+};
