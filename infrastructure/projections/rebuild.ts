@@ -8,6 +8,7 @@ import { ProjectionCheckpoint } from '../read-models/entities.js';
 import type { Projection } from './projection.js';
 import { allProjections } from './projection-set.js';
 import { batchEntityManager } from './rebuild-entity-manager.js';
+import { createMemoryStore, type MemoryStore, UnsupportedInMemory } from './rebuild-memory-store.js';
 import { compareTables, createShadowTables, dropSchema, moveTables, quoteIdentifier, type TableDifference } from './rebuild-schema.js';
 
 /**
@@ -66,30 +67,62 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
   const tables = readModelTables(orm);
   const names = projections.map((projection) => projection.name);
 
-  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction. */
-  const applyBatch = async (schema: string, events: readonly RecordedEvent[], position: number) => {
-    await orm.em.fork({ schema }).transactional(
-      async (em) => {
-        const projecting = batchEntityManager(em);
-        for (const event of events) {
-          for (const projection of projections) await projection.apply(projecting, event);
-        }
-        await em.upsertMany(
-          ProjectionCheckpoint,
-          names.map((name) => ({ name, position })),
-        );
-      },
-      { flushMode: FlushMode.COMMIT },
+  /**
+   * How batches are applied: 'memory' hands projections an in-memory entity manager and writes
+   * each batch with one statement per table; 'orm' uses MikroORM, for projections that need more
+   * than the in-memory one offers.
+   */
+  let mode: 'memory' | 'orm' = 'memory';
+
+  const writeCheckpoints = (client: pg.ClientBase, schema: string, position: number) =>
+    client.query(
+      `insert into ${quoteIdentifier(schema)}.${CHECKPOINTS} (name, position) select unnest($1::text[]), $2
+       on conflict (name) do update set position = excluded.position`,
+      [names, position],
     );
+
+  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction. */
+  const applyBatch = async (writer: pg.ClientBase, store: MemoryStore, schema: string, events: readonly RecordedEvent[], position: number) => {
+    if (mode === 'orm') {
+      await orm.em.fork({ schema }).transactional(
+        async (em) => {
+          const projecting = batchEntityManager(em);
+          for (const event of events) {
+            for (const projection of projections) await projection.apply(projecting, event);
+          }
+          await em.upsertMany(
+            ProjectionCheckpoint,
+            names.map((name) => ({ name, position })),
+          );
+        },
+        { flushMode: FlushMode.COMMIT },
+      );
+      return;
+    }
+    await writer.query('begin');
+    try {
+      for (const event of events) {
+        for (const projection of projections) await projection.apply(store.em, event);
+      }
+      await store.flush(writer);
+      await writeCheckpoints(writer, schema, position);
+      await writer.query('commit');
+    } catch (error) {
+      await writer.query('rollback').catch(() => {});
+      store.clear();
+      throw error;
+    }
   };
 
   /** Projects the log after `after` up to `upTo` (the head when null) into `schema`; the next page is read while one is written. */
-  const projectInto = async (schema: string, after: number, upTo: number | null) => {
+  const projectInto = async (writer: pg.ClientBase, schema: string, after: number, upTo: number | null) => {
     const head = upTo ?? (await eventStore.headPosition()) ?? -1;
     let position = after;
     let events = 0;
     const read = (from: number) => eventStore.readAll({ after: from < 0 ? null : from, limit: batchSize });
     let next = read(position);
+    // Rows stay in memory from batch to batch: most events touch rows a recent batch wrote.
+    const store = createMemoryStore(orm, schema, writer);
     for (;;) {
       const page = await next;
       const batch = upTo === null ? page : page.filter((event) => event.position <= upTo);
@@ -97,7 +130,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
       if (!last) break;
       const more = batch.length === page.length && page.length === batchSize;
       if (more) next = read(last.position);
-      await applyBatch(schema, batch, last.position);
+      await applyBatch(writer, store, schema, batch, last.position);
       position = last.position;
       events += batch.length;
       await onProgress?.(position, Math.max(head, position));
@@ -106,24 +139,39 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     return { position, events };
   };
 
-  const withClient = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
+  /** Two connections: one holds the locks and changes the schema, the other writes batches. */
+  const withClients = async <T>(work: (control: pg.Client, writer: pg.Client) => Promise<T>): Promise<T> => {
+    const control = new pg.Client({ connectionString: databaseUrl });
+    const writer = new pg.Client({ connectionString: databaseUrl });
+    await control.connect();
     try {
-      return await work(client);
+      await writer.connect();
+      try {
+        return await work(control, writer);
+      } finally {
+        await writer.end();
+      }
     } finally {
-      await client.end();
+      await control.end();
     }
   };
 
   /** A fresh schema with every read model rebuilt up to (about) the head of the log. */
-  const build = async (client: pg.Client) => {
+  const build = async (control: pg.Client, writer: pg.Client): Promise<{ shadow: string; position: number; events: number }> => {
     const shadow = uniqueName('rebuild');
-    await createShadowTables(client, shadow, tables);
-    const built = await projectInto(shadow, -1, null);
-    // Catch up with what was appended meanwhile, so the final step under a lock is short.
-    const caughtUp = await projectInto(shadow, built.position, null);
-    return { shadow, position: caughtUp.position, events: built.events + caughtUp.events };
+    await createShadowTables(control, shadow, tables);
+    try {
+      const built = await projectInto(writer, shadow, -1, null);
+      // Catch up with what was appended meanwhile, so the final step under a lock is short.
+      const caughtUp = await projectInto(writer, shadow, built.position, null);
+      return { shadow, position: caughtUp.position, events: built.events + caughtUp.events };
+    } catch (error) {
+      await dropSchema(control, shadow);
+      if (!(error instanceof UnsupportedInMemory) || mode === 'orm') throw error;
+      logger.warn({ reason: error.message }, 'rebuilding through MikroORM instead of in memory');
+      mode = 'orm';
+      return build(control, writer);
+    }
   };
 
   return {
@@ -132,8 +180,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     /** Rebuilds into fresh tables and swaps them in; readers and live projections carry on. */
     async swap(): Promise<RebuildReport> {
       const started = performance.now();
-      return withClient(async (client) => {
-        const { shadow, position: built, events } = await build(client);
+      return withClients(async (client, writer) => {
+        const { shadow, position: built, events } = await build(client, writer);
         const retired = uniqueName('retired');
         try {
           await client.query('begin');
@@ -141,7 +189,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await client.query(`lock table public.${CHECKPOINTS} in access exclusive mode`);
           // No live runner is inside a batch now, and none can start one until the commit.
           const head = (await eventStore.headPosition()) ?? -1;
-          const last = head > built ? await projectInto(shadow, built, head) : { position: built, events: 0 };
+          const last = head > built ? await projectInto(writer, shadow, built, head) : { position: built, events: 0 };
           // Projections this rebuild does not know keep their place.
           await client.query(
             `insert into ${quoteIdentifier(shadow)}.${CHECKPOINTS} select * from public.${CHECKPOINTS} where name <> all($1) on conflict do nothing`,
@@ -170,8 +218,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
      */
     async verify(): Promise<RebuildVerifyReport> {
       const started = performance.now();
-      return withClient(async (client) => {
-        const { shadow, position: built, events } = await build(client);
+      return withClients(async (client, writer) => {
+        const { shadow, position: built, events } = await build(client, writer);
         let position = built;
         let applied = events;
         const deadline = Date.now() + liveWaitMs;
@@ -185,7 +233,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
             const livePosition = Math.min(...positions);
             if (positions.every((value) => value === livePosition) && livePosition >= position) {
               if (livePosition > position) {
-                const caughtUp = await projectInto(shadow, position, livePosition);
+                const caughtUp = await projectInto(writer, shadow, position, livePosition);
                 position = caughtUp.position;
                 applied += caughtUp.events;
               }
