@@ -7,28 +7,23 @@
  * Pool settings come from the environment like the service's (BROWSERS=2 npm run bench:render).
  * BENCH_ONLY=hits measures the cache-hit path alone (a few seconds instead of minutes).
  */
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { htmlDocument } from '../application/renders/html-document.js';
 import type { RenderDocument } from '../application/ports/render-engine.js';
-import { accountStream } from '../domain/accounts/account-events.js';
 import { renderStream } from '../domain/renders/render-events.js';
-import { loadConfig } from '../infrastructure/config/config.js';
 import { createLogger } from '../infrastructure/config/logger.js';
-import { resolveDatabaseUrl } from '../infrastructure/postgres/embedded-postgres.js';
 import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../infrastructure/rendering/chromium-render-engine.js';
 import { encodeImage } from '../infrastructure/rendering/image-encoder.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
 import { createLocalFileStorage } from '../infrastructure/storage/local-file-storage.js';
-import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
-import { createRuntime } from '../interfaces/composition-root.js';
 import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
+import { startBenchService } from './bench-service.js';
 
 type Format = 'jpeg' | 'png';
 
@@ -144,30 +139,7 @@ const benchStarted = performance.now();
 
 try {
   print(`render benchmark: ${os.cpus().length} cores, node ${process.version}, data in ${dataDir}`);
-  const database = await resolveDatabaseUrl({ dataDir, logger });
-  stops.push(() => database.stop());
-  // The bench's own handle on the dev server: it reads workflow histories for the breakdown.
-  const temporal = await connectTemporal({ namespace: 'default', dataDir, logger });
-  stops.push(() => temporal.close());
-
-  const apiKey = `rk_bench_${randomBytes(16).toString('hex')}`;
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    EVENTSTORE_URL: '',
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: '',
-    BOOTSTRAP_API_KEY: apiKey,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    DEFAULT_PLAN_CREDITS: '1000000',
-  });
-  const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
-  stops.push(() => runtime.close());
+  const { config, runtime, temporal, apiKey } = await startBenchService({ dataDir, logger, stops });
 
   /*
    * API and worker share this event store object in this process; timing its calls shows what the

@@ -10,7 +10,6 @@
  * CPU seconds / cores is the wall time the same work needs on an idle machine.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,17 +21,14 @@ import { resolveValues } from '../domain/templates/components/resolve-values.js'
 import type { Component, ComponentDocument } from '../domain/templates/components/component-document.js';
 import { frameTimeMs, videoFrameCount } from '../domain/renders/video-timing.js';
 import { createHtmlCanvasRenderer } from '../infrastructure/canvas/html-canvas-renderer.js';
-import { loadConfig } from '../infrastructure/config/config.js';
 import { createLogger } from '../infrastructure/config/logger.js';
-import { resolveDatabaseUrl } from '../infrastructure/postgres/embedded-postgres.js';
 import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
-import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { startEncoder } from '../infrastructure/video/ffmpeg-encoder.js';
 import { openFramePage } from '../infrastructure/video/virtual-clock-page.js';
-import { createRuntime } from '../interfaces/composition-root.js';
 import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
+import { startBenchService } from './bench-service.js';
 
 const DURATION_MS = 5_000;
 const FPS = 30;
@@ -215,28 +211,7 @@ const benchStarted = performance.now();
 
 try {
   print(`video benchmark: ${os.cpus().length} cores, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}, node ${process.version}`);
-  const database = await resolveDatabaseUrl({ dataDir, logger });
-  stops.push(() => database.stop());
-  const temporal = await connectTemporal({ namespace: 'default', dataDir, logger });
-  stops.push(() => temporal.close());
-  const apiKey = `rk_bench_${randomBytes(16).toString('hex')}`;
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    EVENTSTORE_URL: '',
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: '',
-    BOOTSTRAP_API_KEY: apiKey,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    DEFAULT_PLAN_CREDITS: '1000000',
-  });
-  const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
-  stops.push(() => runtime.close());
+  const { config, runtime, temporal, apiKey } = await startBenchService({ dataDir, logger, stops });
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT }), 0, '127.0.0.1');
   stops.push(() => server.close(1000));

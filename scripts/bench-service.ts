@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { loadConfig } from '../infrastructure/config/config.js';
+import { resolveDatabaseUrl } from '../infrastructure/postgres/embedded-postgres.js';
+import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
+import { createRuntime } from '../interfaces/composition-root.js';
+
+/**
+ * The whole service in the bench's own process (API, projections, a worker) on a fresh embedded
+ * PostgreSQL and Temporal dev server under `dataDir`, with credits enough for any run. Each start
+ * pushes its stop onto `stops`, so the caller tears everything down in reverse.
+ */
+export const startBenchService = async ({ dataDir, logger, stops }: { dataDir: string; logger: Logger; stops: (() => Promise<unknown>)[] }) => {
+  const database = await resolveDatabaseUrl({ dataDir, logger });
+  stops.push(() => database.stop());
+  // The bench's own handle on the dev server: it reads workflow histories for its breakdowns.
+  const temporal = await connectTemporal({ namespace: 'default', dataDir, logger });
+  stops.push(() => temporal.close());
+  const apiKey = `rk_bench_${randomBytes(16).toString('hex')}`;
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    EVENTSTORE_URL: '',
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: '',
+    BOOTSTRAP_API_KEY: apiKey,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    DEFAULT_PLAN_CREDITS: '1000000',
+  });
+  const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
+  stops.push(() => runtime.close());
+  return { config, runtime, temporal, apiKey };
+};
