@@ -76,7 +76,8 @@ const ratingMarkup = ({ value, max, color, emptyColor }: PropsOf<'RATING'>, inde
 
 /** The inner markup of a component, from its resolved property values; index makes ids unique in the page. */
 export const componentMarkup = (component: Component, values: Readonly<Record<string, unknown>>, index: number): ComponentMarkup => {
-  const props = <T extends ComponentType>(type: T) => propsOf(component as Component & { readonly type: T }, values);
+  // The argument only names the type for inference; the values come from the component itself.
+  const props = <T extends ComponentType>(_type: T) => propsOf(component as Component & { readonly type: T }, values);
   const { width, height } = component;
   switch (component.type) {
     case 'RECTANGLE': {

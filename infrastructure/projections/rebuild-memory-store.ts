@@ -138,8 +138,19 @@ export const createMemoryStore = (orm: MikroORM, schema: string, reader: pg.Clie
     if (options !== undefined && Object.keys(options as object).length > 0) throw new UnsupportedInMemory('find with options');
     if (!plainEquality(where)) throw new UnsupportedInMemory('find with a condition other than plain equality');
     const target = table(entityName);
-    for (const stored of await select(target, where)) adopt(target, stored);
-    return [...target.rows.entries()].filter(([key, row]) => !target.removed.has(key) && matches(row, where)).map(([key, row]) => touch(target, key, row));
+    const keyOf = (row: Row) => row[target.primaryKey.property];
+    // Rows unchanged since they were last written are as the database has them, so its answer
+    // covers them; only rows touched in this batch may match in memory but not there.
+    const candidates = new Map<unknown, Row>();
+    for (const stored of await select(target, where)) {
+      const row = adopt(target, stored);
+      candidates.set(keyOf(row), row);
+    }
+    for (const key of target.touched) {
+      const row = target.rows.get(key);
+      if (row) candidates.set(key, row);
+    }
+    return [...candidates].filter(([key, row]) => !target.removed.has(key) && matches(row, where)).map(([key, row]) => touch(target, key, row));
   };
 
   const findOne = async (entityName: EntityName, where: unknown, options?: unknown): Promise<Row | null> => {

@@ -46,6 +46,8 @@ export interface RebuildReport {
   readonly events: number;
   readonly seconds: number;
   readonly tables: readonly string[];
+  /** 'memory' unless a projection needed more than the in-memory entity manager offers. */
+  readonly engine: 'memory' | 'orm';
 }
 
 export interface RebuildVerifyReport extends RebuildReport {
@@ -53,7 +55,7 @@ export interface RebuildVerifyReport extends RebuildReport {
 }
 
 const CHECKPOINTS = 'projection_checkpoints';
-const DEFAULT_BATCH = 2_000;
+const DEFAULT_BATCH = 5_000;
 /** A swap that cannot get its locks in this long gives up instead of stalling readers behind it. */
 const SWAP_LOCK_TIMEOUT = '10s';
 
@@ -200,7 +202,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await moveTables(client, tables, shadow, 'public');
           await client.query('commit');
           logger.info({ position: last.position, tables }, 'rebuilt read models swapped in');
-          return { position: last.position, events: events + last.events, seconds: (performance.now() - started) / 1000, tables };
+          return { position: last.position, events: events + last.events, seconds: (performance.now() - started) / 1000, tables, engine: mode };
         } catch (error) {
           await client.query('rollback').catch(() => {});
           throw error;
@@ -243,7 +245,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
                 if (difference) differences.push(difference);
               }
               await client.query('rollback');
-              return { position, events: applied, seconds: (performance.now() - started) / 1000, tables, differences };
+              return { position, events: applied, seconds: (performance.now() - started) / 1000, tables, engine: mode, differences };
             }
             await client.query('rollback');
             if (Date.now() > deadline) {

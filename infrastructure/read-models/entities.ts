@@ -78,7 +78,8 @@ export type AccountRow = InferEntity<typeof AccountRow>;
 export const ResultRow = defineEntity({
   name: 'ResultRow',
   tableName: 'results',
-  indexes: [{ properties: ['orgId', 'createdAt'] }, { properties: ['orgId', 'cacheKey'] }],
+  // (orgId, storageKey): a deletion finds the cache hits that share the deleted file.
+  indexes: [{ properties: ['orgId', 'createdAt'] }, { properties: ['orgId', 'cacheKey'] }, { properties: ['orgId', 'storageKey'] }],
   properties: {
     requestId: p.string().primary(),
     orgId: p.string(),

@@ -16,14 +16,16 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** Runs the admin CLI as an operator would, with only the given environment. */
-const cli = async (args: readonly string[], env: Record<string, string>) => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'interfaces/cli/main.ts', ...args], {
+/** Runs the admin CLI as an operator would, with only the given environment; resolves with its stdout. */
+const cli = async (args: readonly string[], env: Record<string, string>) => (await cliOutput(args, env)).stdout;
+
+const cliOutput = async (args: readonly string[], env: Record<string, string>) => {
+  const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'interfaces/cli/main.ts', ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...env },
     maxBuffer: 64 * 1024 * 1024,
   });
-  return stdout;
+  return { stdout, stderr };
 };
 
 /** RFC 4180: quoted cells may hold commas, quotes (doubled) and newlines. */
@@ -136,8 +138,9 @@ describe('tRPC audit.history', () => {
 describe('npm run cli -- audit', () => {
   const env = () => ({ DATABASE_URL: app.runtime.config.DATABASE_URL ?? '', DATA_DIR: app.runtime.config.DATA_DIR });
 
-  it('streams the history as NDJSON', async () => {
-    const stdout = await cli(['audit', 'history', '--org', history.orgId], env());
+  it('streams the history as NDJSON, with a progress bar on stderr when asked', async () => {
+    const { stdout, stderr } = await cliOutput(['audit', 'history', '--org', history.orgId, '--progress'], env());
+    expect(stderr).toMatch(/replaying \|.*\| 100%/);
     const rows = stdout.trim().split('\n').map((line) => JSON.parse(line) as { requestId: string; actor: string });
     expect(rows.map((row) => row.requestId).sort()).toEqual(idsInRequestOrder().sort());
     expect(rows.every((row) => row.actor === history.keys.renderer)).toBe(true);

@@ -351,6 +351,17 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       expect(ours(received)[0]?.metadata).toEqual(expectedMetadata);
     });
 
+    it('reports the position of the last event as the head of the log', async () => {
+      const first = await store.append(stream('head'), [envelope('H1')], 'no-stream');
+      expect(await store.headPosition()).toBeGreaterThanOrEqual(first.position);
+      const second = await store.append(stream('head'), [envelope('H2'), envelope('H3')], 0);
+      const head = await store.headPosition();
+      expect(head).toBeGreaterThanOrEqual(second.position);
+      expect(second.position).toBeGreaterThan(first.position);
+      // None of this test's events lies beyond the head.
+      expect(ours(await store.readAll({ after: head, limit: 10 }))).toEqual([]);
+    });
+
     it('chains every event to the one before it in its stream by hash', async () => {
       await store.append(stream('chain'), [envelope('C0', { n: 0 }), envelope('C1', { n: 1 })], 'no-stream');
       await store.append(stream('other-chain'), [envelope('X0')], 'no-stream');

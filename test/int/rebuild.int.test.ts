@@ -1,21 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditService } from '../../application/audit/audit-service.js';
 import type { EventStore } from '../../application/ports/event-store.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
+import { renderStream } from '../../domain/renders/render-events.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
 import { templateStream } from '../../domain/templates/template-events.js';
 import { createEventIntegrity } from '../../infrastructure/audit/event-integrity.js';
 import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-model.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { eventSchemaRegistry } from '../../infrastructure/event-schemas/event-schema-registry.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
-import { createProjectionSet, type ProjectionSet } from '../../infrastructure/projections/projection-set.js';
+import type { Projection } from '../../infrastructure/projections/projection.js';
+import { allProjections, createProjectionSet, type ProjectionSet } from '../../infrastructure/projections/projection-set.js';
+import { ResultRow } from '../../infrastructure/read-models/entities.js';
 import { createRebuilder, readModelTables } from '../../infrastructure/projections/rebuild.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
-import { createWriter, writeScriptedHistory, type ScriptedHistory } from '../fixtures/scripted-history.js';
+import { at, createWriter, writeScriptedHistory, type ScriptedHistory } from '../fixtures/scripted-history.js';
 import { createTestDatabase } from '../support/database.js';
+import { renderCompleted, renderRequested } from '../support/render-events.js';
 
 const logger = createLogger('silent');
 
@@ -25,6 +30,7 @@ let orm: MikroORM;
 let live: ProjectionSet;
 let sql: pg.Pool;
 let histories: ScriptedHistory[];
+let shared: { source: string; hit: string };
 
 const rebuilder = (batchSize?: number) => createRebuilder({ orm, databaseUrl, eventStore, logger, batchSize, liveWaitMs: 15_000 });
 
@@ -53,8 +59,21 @@ beforeAll(async () => {
   await live.start();
   sql = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   histories = [await writeScriptedHistory(eventStore), await writeScriptedHistory(eventStore)];
+  shared = await writeSharedFileDeletion();
   await settle();
 });
+
+/** A render whose file a cache hit reuses, then deleted: the hit loses the file too (a query by storage key). */
+const writeSharedFileDeletion = async () => {
+  const writer = createWriter(eventStore);
+  const orgId = histories[0]?.orgId ?? '';
+  const [source, hit] = [randomUUID(), randomUUID()];
+  const storageKey = `${orgId}/${source}/card.png`;
+  await writer.append(renderStream(source), [renderRequested({ requestId: source, orgId, requestedAt: at(800) }), renderCompleted({ requestId: source, completedAt: at(801), storageKey })], { orgId, second: 801 });
+  await writer.append(renderStream(hit), [renderRequested({ requestId: hit, orgId, requestedAt: at(802), credits: 0 }), renderCompleted({ requestId: hit, completedAt: at(802), storageKey, cached: true, sourceRequestId: source })], { orgId, second: 802 });
+  await writer.append(renderStream(source), [{ type: 'ResultDeleted', data: { requestId: source, deletedAt: at(803) } }], { orgId, second: 803 });
+  return { source, hit };
+};
 afterAll(async () => {
   await live?.stop();
   await orm?.close();
@@ -64,8 +83,10 @@ afterAll(async () => {
 
 describe('projections rebuild --verify', () => {
   it('finds the rebuilt tables identical to consistent live ones, in any batch size', async () => {
-    for (const batchSize of [5_000, 7]) {
+    expect((await sql.query('select request_id from results where file_deleted and request_id = any($1) order by 1', [[shared.source, shared.hit]])).rows).toHaveLength(2);
+    for (const batchSize of [5_000, 7, 2]) {
       const report = await rebuilder(batchSize).verify();
+      expect(report.engine).toBe('memory');
       expect(report.differences).toEqual([]);
       expect(report.position).toBe(await eventStore.headPosition());
       expect(report.tables).toEqual(expect.arrayContaining(['accounts', 'results', 'templates', 'api_keys', 'projection_checkpoints']));
@@ -93,6 +114,23 @@ describe('projections rebuild --verify', () => {
     } finally {
       await sql.query('update templates set name = $2 where id = $1', [history.templateId, 'Card v2']);
     }
+  });
+
+  it('falls back to MikroORM for projections that need more than the in-memory entity manager', async () => {
+    // The same projections, one of which also counts rows: a query the in-memory rebuild does not offer.
+    const counting = allProjections.map(
+      (projection): Projection => ({
+        name: projection.name,
+        async apply(em: EntityManager, event: RecordedEvent) {
+          if (event.type === 'AccountOpened') await em.count(ResultRow, {});
+          await projection.apply(em, event);
+        },
+      }),
+    );
+    const report = await createRebuilder({ orm, databaseUrl, eventStore, logger, projections: counting, liveWaitMs: 15_000 }).verify();
+    expect(report.engine).toBe('orm');
+    expect(report.differences).toEqual([]);
+    expect(await leftoverSchemas()).toEqual([]);
   });
 });
 
