@@ -167,6 +167,8 @@ const createdRow = (templateId: string, orgId: string): Row => ({
   css: null,
   sample_data: null,
   merge_fields: [],
+  components: null,
+  properties: null,
   preview: null,
   deleted: false,
   revision: 0,
