@@ -172,7 +172,7 @@ describe('a video render worker killed in the middle of a video', () => {
     expect(first.child.signalCode).toBe('SIGKILL');
 
     const second = await startWorker();
-    expect(await outcomeOf(requestId, second)).toEqual({ status: 'done' });
+    expect(await outcomeOf(requestId, second)).toEqual({ status: 'done', position: expect.any(Number) });
     // The killed attempt never finished: only the second one did.
     expect(await produceAttempts(requestId)).toEqual([2]);
 
