@@ -22,6 +22,7 @@ import type {
   WebhookSecretRotated,
 } from './account-events.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
+import { chargedFor, wasRefunded } from './credit-movements.js';
 import { renewalAfter } from './billing-period.js';
 
 const requireOpen = (state: Account) => {
@@ -83,7 +84,7 @@ export const revokeApiKey = ({ data }: RevokeApiKey, state: Account): ApiKeyRevo
  */
 export const chargeCredits = ({ data }: ChargeCredits, state: Account): (CreditsRenewed | CreditsCharged)[] => {
   const account = requireOpen(state);
-  if (account.charges.has(data.requestId) || data.amount === 0) return [];
+  if (chargedFor(account.movements, data.requestId) !== undefined || data.amount === 0) return [];
   if (data.amount < 0) throw validationError('a charge cannot be negative');
   const today = data.now.slice(0, 10);
   const renewal: CreditsRenewed[] =
@@ -106,8 +107,8 @@ export const chargeCredits = ({ data }: ChargeCredits, state: Account): (Credits
 /** Gives back what one request was charged, at most once. */
 export const refundCredits = ({ data }: RefundCredits, state: Account): CreditsRefunded[] => {
   const account = requireOpen(state);
-  const amount = account.charges.get(data.requestId);
-  if (amount === undefined || account.refunded.has(data.requestId)) return [];
+  const amount = chargedFor(account.movements, data.requestId);
+  if (amount === undefined || wasRefunded(account.movements, data.requestId)) return [];
   return [{ type: 'CreditsRefunded', data: { requestId: data.requestId, amount, refundedAt: data.now } }];
 };
 

@@ -1,4 +1,5 @@
 import { assertNever } from '../shared/decider.js';
+import { recordMovement, type CreditMovements } from './credit-movements.js';
 import type { AccountEvent, ApiKeyScope, Plan } from './account-events.js';
 
 export interface ApiKeyState {
@@ -16,9 +17,8 @@ export interface OpenAccountState {
   readonly apiKeys: ReadonlyMap<string, ApiKeyState>;
   /** Credits used in the current billing period. */
   readonly creditsUsed: number;
-  /** Amount charged per request id, kept so a retried charge or refund is recognised. */
-  readonly charges: ReadonlyMap<string, number>;
-  readonly refunded: ReadonlySet<string>;
+  /** Charges and refunds per request id, kept so a retried charge or refund is recognised. */
+  readonly movements: CreditMovements | null;
   /** Signs webhooks; null for accounts opened before webhook secrets existed, until one is issued. */
   readonly webhookSecret: string | null;
   /** The secret a rotation replaced, and when: it keeps signing alongside the new one for a grace period. */
@@ -41,8 +41,7 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       plan,
       apiKeys: new Map(),
       creditsUsed: 0,
-      charges: new Map(),
-      refunded: new Set(),
+      movements: null,
       webhookSecret: null,
       previousWebhookSecret: null,
     };
@@ -62,13 +61,13 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       return {
         ...state,
         creditsUsed: state.creditsUsed + event.data.amount,
-        charges: new Map(state.charges).set(event.data.requestId, event.data.amount),
+        movements: recordMovement(state.movements, { requestId: event.data.requestId, kind: 'charged', amount: event.data.amount }),
       };
     case 'CreditsRefunded':
       return {
         ...state,
         creditsUsed: Math.max(0, state.creditsUsed - event.data.amount),
-        refunded: new Set(state.refunded).add(event.data.requestId),
+        movements: recordMovement(state.movements, { requestId: event.data.requestId, kind: 'refunded', amount: event.data.amount }),
       };
     case 'CreditsRenewed':
       return {

@@ -36,6 +36,15 @@ describe('RefundCredits', () => {
   it('refunds once', () => spec.given([opened, charged('r1', 3), refunded]).when(refund('r1')).thenNothingHappens());
   it('refunds nothing that was never charged', () => spec.given([opened]).when(refund('r9')).thenNothingHappens());
   it('makes the credits usable again', () => spec.given([opened, charged('r1', 10), refunded]).when(charge('r2', 3)).then([charged('r2', 3)]));
+
+  describe('deep in a busy account', () => {
+    const big = { ...opened, data: { ...opened.data, plan: { ...plan, credits: 1_000_000 } } } as AccountEvent;
+    const history = [big, ...Array.from({ length: 20_000 }, (_, i) => charged(`b${i}`, 1)), { type: 'CreditsRefunded', data: { requestId: 'b7', amount: 1, refundedAt: now } } as AccountEvent];
+    it('still recognises an old charge', () => spec.given(history).when(charge('b3', 1)).thenNothingHappens());
+    it('still refunds an old charge once, with its amount', () =>
+      spec.given(history).when(refund('b11')).then([{ type: 'CreditsRefunded', data: { requestId: 'b11', amount: 1, refundedAt: now } }]));
+    it('still knows an old refund', () => spec.given(history).when(refund('b7')).thenNothingHappens());
+  });
 });
 
 describe('pricing and billing periods', () => {
