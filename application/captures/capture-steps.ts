@@ -1,9 +1,8 @@
-import { foldEvents } from '../../domain/shared/decider.js';
 import { notFound } from '../../domain/shared/errors.js';
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream, type StoredFile } from '../../domain/renders/render-events.js';
+import type { StoredFile } from '../../domain/renders/render-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { PageCapturer } from '../ports/page-capture.js';
+import { loadRender } from '../renders/load-render.js';
 import { storageKeyOf } from '../renders/render-steps.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 
@@ -20,8 +19,8 @@ export type CaptureSteps = ReturnType<typeof createCaptureSteps>;
  */
 export const createCaptureSteps = (deps: CaptureStepsDeps) => ({
   async produce(requestId: string): Promise<StoredFile> {
-    const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
-    if (state.status === 'absent' || state.kind !== 'capture') throw notFound('Capture');
+    const state = await loadRender(deps.eventStore, requestId);
+    if (state.kind !== 'capture') throw notFound('Capture');
     const { request } = state;
     const captured = await deps.capturer.capture(request.capture);
     const storageKey = storageKeyOf(request);

@@ -2,7 +2,7 @@ import type { AccountCommand } from '../../domain/accounts/account-commands.js';
 import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { foldEvents } from '../../domain/shared/decider.js';
-import { DomainError, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream, type RenderRequested, type StoredFile } from '../../domain/renders/render-events.js';
@@ -16,6 +16,7 @@ import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/rend
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import { htmlDocument } from './html-document.js';
+import { loadRender } from './load-render.js';
 import { systemContextFor } from './render-context.js';
 
 export interface RenderStepsDeps extends CommandDeps {
@@ -36,9 +37,7 @@ export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${re
 export const createRenderSteps = (deps: RenderStepsDeps) => {
   /** The accepted request of either kind: charging and recording work alike for captures. */
   const loadAccepted = async (requestId: string): Promise<AcceptedRequest> => {
-    const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
-    if (state.status === 'absent') throw notFound('Render');
-    return state.request;
+    return (await loadRender(deps.eventStore, requestId)).request;
   };
 
   const loadRequest = async (requestId: string): Promise<RenderRequested['data']> => {

@@ -1,13 +1,12 @@
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream } from '../../domain/renders/render-events.js';
-import type { Render } from '../../domain/renders/render.js';
 import type { WebhookCommand } from '../../domain/renders/webhook-delivery.js';
-import { foldEvents } from '../../domain/shared/decider.js';
-import { DomainError, notFound } from '../../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import type { WebhookResponse, WebhookSender } from '../ports/webhook-sender.js';
+import { loadRender, type AcceptedRender } from '../renders/load-render.js';
 import { resultHref } from '../renders/result-href.js';
 import { systemContextFor } from '../renders/render-context.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
@@ -42,10 +41,8 @@ export class WebhookAttemptFailed extends Error {
   }
 }
 
-type Accepted = Exclude<Render, { status: 'absent' }>;
-
 /** Spec section 6: `{ requestId, href, request }`; video renders also say how they ended, as the result does. */
-export const webhookPayload = (render: Accepted, href: string): Record<string, unknown> => {
+export const webhookPayload = (render: AcceptedRender, href: string): Record<string, unknown> => {
   const base = { requestId: render.request.requestId, href, request: render.request.request };
   return render.kind === 'template' && isVideoFormat(render.request.spec.format) ? { ...base, status: render.status } : base;
 };
@@ -58,13 +55,9 @@ export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
  * so that a retried or repeated attempt never records twice or posts again after a success.
  */
 export const createWebhookDelivery = (deps: WebhookDeliveryDeps) => {
-  const load = async (requestId: string): Promise<Accepted> => {
-    const state = foldEvents(renderDecider, (await deps.eventStore.readStream(renderStream(requestId))) as never[]);
-    if (state.status === 'absent') throw notFound('Render');
-    return state;
-  };
+  const load = (requestId: string) => loadRender(deps.eventStore, requestId);
 
-  const record = (render: Accepted, command: WebhookCommand) =>
+  const record = (render: AcceptedRender, command: WebhookCommand) =>
     handleCommand(
       deps,
       renderDecider,

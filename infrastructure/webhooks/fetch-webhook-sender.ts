@@ -42,7 +42,7 @@ export const createFetchWebhookSender = ({ timeoutMs, allowedAddress }: FetchWeb
             method: 'POST',
             headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'render-service-webhook/1' },
             lookup,
-            timeout: timeoutMs,
+            // One deadline for the whole attempt: a receiver that trickles its answer is no answer either.
             signal: AbortSignal.timeout(timeoutMs),
           },
           (response) => {
@@ -53,9 +53,9 @@ export const createFetchWebhookSender = ({ timeoutMs, allowedAddress }: FetchWeb
             else resolve({ ok: false, statusCode: status, error: `the receiver answered ${status}` });
           },
         );
-        request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
         request.on('error', (error: NodeJS.ErrnoException) => {
-          resolve({ ok: false, statusCode: null, error: `no answer from the receiver: ${error.code ?? error.message}` });
+          const detail = error.name === 'AbortError' ? `nothing within ${timeoutMs} ms` : (error.code ?? error.message);
+          resolve({ ok: false, statusCode: null, error: `no answer from the receiver: ${detail}` });
         });
         request.end(body);
       }),
