@@ -33,6 +33,7 @@ import { createRenderSteps } from '../application/renders/render-steps.js';
 import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
+import { prepareRenderPage } from '../infrastructure/rendering/page-confinement.js';
 import { startEgressProxy } from '../infrastructure/rendering/egress-proxy.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
@@ -154,7 +155,9 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         browsers: config.BROWSERS,
         pagesPerBrowser: config.PAGES_PER_BROWSER,
         maxQueue: config.RENDER_QUEUE_MAX,
-        preparePage: (page) => hostPolicy.guardPage(page),
+        maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
+        tenantShare: config.RENDER_ORG_SHARE,
+        preparePage: prepareRenderPage(hostPolicy),
         extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
         logger,
       });
@@ -164,7 +167,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       const steps = createRenderSteps({
         ...commandDeps,
         storage,
-        engine: createChromiumRenderEngine({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS }),
+        engine: createChromiumRenderEngine({ pool, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, captureTimeoutMs: config.RENDER_CAPTURE_TIMEOUT_MS }),
         merger: mustacheMerger,
         canvas,
       });
@@ -176,7 +179,6 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       });
       const capturer = createPageCapturer({
         pool,
-        hostPolicy,
         navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS,
         captureTimeoutMs: config.CAPTURE_TIMEOUT_MS,
       });
@@ -206,7 +208,9 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
           ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer })),
         },
         workflowBundle: options.workflowBundle,
-        maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER * 2,
+        // Enough that renders of every organization reach the pool's fair queue instead of waiting
+        // in Temporal's first-come line behind one organization's flood.
+        maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
       });
       closers.push(() => worker.stop());
     }

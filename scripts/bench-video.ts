@@ -306,10 +306,13 @@ try {
       const started = performance.now();
       await Promise.all(
         Array.from({ length: pages }, () =>
-          pool.withPage(async (page) => {
-            const framePage = await openFramePage(page, videoDocument, { hostPolicy, loadTimeoutMs: 15_000, frameQuality: 90, frameTimeoutMs: 30_000 });
-            for (let index = next++; index < FRAMES; index = next++) frames[index] = await framePage.capture(frameTimeMs(index, FPS));
-          }),
+          pool.withPage(
+            async (page, session) => {
+              const framePage = await openFramePage(page, session, videoDocument, { hostPolicy, loadTimeoutMs: 15_000, frameQuality: 90, frameTimeoutMs: 30_000 });
+              for (let index = next++; index < FRAMES; index = next++) frames[index] = await framePage.capture(frameTimeMs(index, FPS));
+            },
+            { tenant: 'bench', deadlineMs: 10 * 60_000 },
+          ),
         ),
       );
       const wallMs = performance.now() - started;

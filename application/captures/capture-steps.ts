@@ -22,7 +22,7 @@ export const createCaptureSteps = (deps: CaptureStepsDeps) => ({
     const state = await loadRender(deps.eventStore, requestId);
     if (state.kind !== 'capture') throw notFound('Capture');
     const { request } = state;
-    const captured = await deps.capturer.capture(request.capture);
+    const captured = await deps.capturer.capture(request.capture, request.orgId);
     const storageKey = storageKeyOf(request);
     await deps.storage.put(storageKey, captured.content, captured.contentType);
     return {

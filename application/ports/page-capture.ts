@@ -9,5 +9,6 @@ export interface UrlGuard {
 
 /** Loads someone else's web page in a browser and captures it as an image or a PDF. */
 export interface PageCapturer {
-  capture(spec: CaptureSpec): Promise<RenderedFile>;
+  /** `tenant`: the organization the capture is for; its pages are never shared with another. */
+  capture(spec: CaptureSpec, tenant: string): Promise<RenderedFile>;
 }

@@ -18,6 +18,8 @@ export interface RenderedFile {
 }
 
 export interface CaptureOptions {
+  /** The organization the render is for: its pages are never shared with another. */
+  readonly tenant: string;
   readonly format: Exclude<OutputFormat, 'mp4' | 'webm'>;
   readonly quality: number;
   readonly crop: { readonly width: number; readonly height: number } | null;

@@ -11,6 +11,8 @@ export interface VideoDocument extends RenderDocument {
 }
 
 export interface VideoOptions {
+  /** The organization the video is for: its pages are never shared with another. */
+  readonly tenant: string;
   readonly format: VideoFormat;
   readonly quality: number;
   readonly crop: { readonly width: number; readonly height: number } | null;

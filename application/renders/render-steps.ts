@@ -105,7 +105,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       const template = await templateAt(spec.templateId, spec.templateRevision);
       const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime };
       const document = await pageOf(template, spec.data, size);
-      const rendered = await deps.engine.render(document, { format: spec.format, quality: spec.quality, crop: spec.crop });
+      const rendered = await deps.engine.render(document, { tenant: request.orgId, format: spec.format, quality: spec.quality, crop: spec.crop });
       const storageKey = storageKeyOf(request);
       await deps.storage.put(storageKey, rendered.content, rendered.contentType);
       return {

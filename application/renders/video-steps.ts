@@ -65,7 +65,7 @@ export const createVideoSteps = (deps: VideoStepsDeps) => {
       try {
         const video = await deps.videos.render(
           { ...page, fps: spec.fps, durationMs: spec.duration },
-          { format: spec.format, quality: spec.quality, crop: spec.crop },
+          { tenant: request.orgId, format: spec.format, quality: spec.quality, crop: spec.crop },
           { onProgress: progress.onProgress, signal },
         );
         const storageKey = storageKeyOf(request);

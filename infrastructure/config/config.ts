@@ -34,7 +34,13 @@ const ConfigSchema = z.object({
   BROWSERS: z.coerce.number().int().min(1).max(16).default(1),
   PAGES_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
   RENDER_QUEUE_MAX: z.coerce.number().int().min(0).default(32),
+  /** Renders one organization may have waiting for a page; its next one is refused (and retried), the others' are not. */
+  RENDER_QUEUE_PER_ORG_MAX: z.coerce.number().int().min(1).default(16),
+  /** Share of the pool's pages one organization may use at once (at least one), so others always find room. */
+  RENDER_ORG_SHARE: z.coerce.number().gt(0).max(1).default(0.75),
   RENDER_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  /** Bound on drawing a loaded template (screenshot or PDF); with the load bound and waitTime it makes the render's hard deadline. */
+  RENDER_CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   /** Screenshots and PDFs of URLs: bound on reaching the page's load event; a page still loading then is captured as it stands. */
   CAPTURE_NAVIGATION_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   /** Bound on taking the screenshot or printing the PDF of a loaded page. */

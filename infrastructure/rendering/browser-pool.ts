@@ -1,6 +1,8 @@
-import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
+import type { CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from 'pino';
-import { BrowserCrashedError, PoolUnavailableError } from './pool-errors.js';
+import { createAdmissionQueue, type Admission } from './admission-queue.js';
+import { launchBrowserSlot, within, type BrowserSlot } from './browser-slot.js';
+import { PoolUnavailableError } from './pool-errors.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -8,37 +10,37 @@ export interface BrowserPoolOptions {
   executablePath?: string;
   /** Chromium processes kept running. */
   browsers?: number;
-  /** Renders at once per browser; browsers * pagesPerBrowser bounds the pool. */
+  /** Renders at once per browser; browsers * pagesPerBrowser is the pool's capacity. */
   pagesPerBrowser?: number;
-  /** Renders allowed to wait for a page; one more is refused at once. */
+  /** Renders allowed to wait for a slot, all organizations together; one more is refused at once. */
   maxQueue?: number;
-  /** How long a queued render waits for a page before it is refused. */
+  /** Renders one organization may have waiting. */
+  maxQueuedPerTenant?: number;
+  /** Share of the capacity one organization may use at once (at least one render). */
+  tenantShare?: number;
+  /** How long a queued render waits for a slot before it is refused. */
   renderQueueTimeoutMs?: number;
   /** A browser is replaced after this many renders, which bounds what leaks in Chromium can grow to. */
   restartAfterRenders?: number;
-  /** Fresh contexts with a blank page prepared ahead per browser, so a render does not wait for one. */
-  sparePages?: number;
+  /** A warm page is replaced after this many renders. */
+  maxUsesPerPage?: number;
   /** Graceful close waits this long for renders in flight before killing the browsers. */
   closeTimeoutMs?: number;
   extraArgs?: readonly string[];
-  /**
-   * Runs on every fresh page before a render gets it, for spare pages ahead of time: per-page setup
-   * every render needs (the network guard, say) then costs renders nothing.
-   */
+  /** Runs once on every new page before a render gets it: per-page setup every render needs. */
   preparePage?: (page: Page) => Promise<void>;
   logger: Logger;
 }
 
 export interface WithPageOptions {
-  /** Aborts the wait for a page; a render already running is the callback's to stop. */
+  /** The organization the render is for; pages are never shared between organizations. */
+  tenant: string;
+  /** Hard bound on fn once it has its page, enforced even when Chromium stops answering. */
+  deadlineMs: number;
+  /** Aborts the wait for a slot; a render already running is bounded by its deadline. */
   signal?: AbortSignal;
-  /** Overrides renderQueueTimeoutMs for this call. */
+  /** Overrides renderQueueTimeoutMs for this call; 0 refuses at once when no slot is free. */
   queueTimeoutMs?: number;
-  /**
-   * Bounds fn once it has its page. On expiry the call rejects and the context is closed, which
-   * stops whatever the page was still doing, so a hanging page cannot keep its slot.
-   */
-  timeoutMs?: number;
 }
 
 export interface BrowserPoolStats {
@@ -48,7 +50,6 @@ export interface BrowserPoolStats {
   queued: number;
   capacity: number;
   maxQueue: number;
-  sparePages: number;
   rendersTotal: number;
   restarts: number;
   crashes: number;
@@ -56,14 +57,16 @@ export interface BrowserPoolStats {
 }
 
 export interface BrowserPool {
-  /** Starts the browsers and their spare pages, so the first renders do not pay for it. */
+  /** Starts the browsers, so the first renders do not pay for it. */
   warmUp(): Promise<void>;
   /**
-   * Runs fn on a page of a fresh incognito context, which is closed afterwards whatever happens.
-   * Rejects with PoolUnavailableError when the queue is full or no page frees up in time, and with
-   * BrowserCrashedError when the browser dies during the render.
+   * Runs fn on a warm page of the tenant's own. Rejects with PoolUnavailableError when no slot is
+   * free in time, BrowserCrashedError when Chromium dies during the render, RenderDeadlineError when
+   * fn outlives its deadline, and a validation error when the page crashes.
    */
-  withPage<T>(fn: (page: Page) => Promise<T>, options?: WithPageOptions): Promise<T>;
+  withPage<T>(fn: (page: Page, cdp: CDPSession) => Promise<T>, options: WithPageOptions): Promise<T>;
+  /** Seconds after which a refused render is worth asking again. */
+  retryAfterSeconds(): number;
   stats(): BrowserPoolStats;
   close(): Promise<void>;
 }
@@ -71,10 +74,11 @@ export interface BrowserPool {
 /*
  * Background throttling would stretch timers and animation frames of pages Chromium considers
  * hidden, which every headless page is: renders would wait for nothing and video frames would
- * drift. The network flags keep Chromium from calling home, and QUIC is off because it bypasses
- * nothing we block but adds UDP sockets to reason about.
+ * drift. The network flags keep Chromium from calling home. QUIC is off and WebRTC may not send
+ * UDP outside a proxy, because UDP bypasses the egress proxy that checks every address. A V8 heap
+ * bound makes a memory-hungry page crash its own renderer early instead of starving the machine.
  */
-const BASE_ARGS = [
+export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -86,364 +90,128 @@ const BASE_ARGS = [
   '--disable-background-timer-throttling',
   '--disable-backgrounding-occluded-windows',
   '--disable-renderer-backgrounding',
-  // WebRTC opens UDP sockets that request interception never sees; without a proxy this forbids them.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--js-flags=--max-old-space-size=512',
 ];
-
-const CONTEXT_CLOSE_TIMEOUT_MS = 5_000;
-const BROWSER_CLOSE_TIMEOUT_MS = 5_000;
-
-interface Lane {
-  context: BrowserContext;
-  page: Page;
-}
-
-interface BrowserEntry {
-  id: number;
-  browser: Browser;
-  pid: number | undefined;
-  /** retiring: replacement on its way, still serving; draining: no new work, closes when idle. */
-  state: 'ready' | 'retiring' | 'draining' | 'closed';
-  inFlight: number;
-  renders: number;
-  spares: Promise<Lane>[];
-  refilling: boolean;
-  crashed: boolean;
-  /** Rejects when the browser dies unexpectedly, so renders on it stop waiting at once. */
-  crash: Promise<never>;
-}
-
-interface Waiter {
-  resolve: (entry: BrowserEntry) => void;
-  reject: (error: unknown) => void;
-  cleanup: () => void;
-}
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const { logger } = options;
   const executablePath = options.executablePath ?? DEFAULT_CHROMIUM_PATH;
   const browsers = positive(options.browsers ?? 1, 'browsers');
   const pagesPerBrowser = positive(options.pagesPerBrowser ?? 4, 'pagesPerBrowser');
-  const maxQueue = Math.max(0, options.maxQueue ?? 32);
-  const queueTimeoutMs = options.renderQueueTimeoutMs ?? 30_000;
-  const restartAfterRenders = positive(options.restartAfterRenders ?? 200, 'restartAfterRenders');
-  const sparePages = Math.max(0, options.sparePages ?? Math.min(2, pagesPerBrowser));
+  const restartAfterRenders = positive(options.restartAfterRenders ?? 1_000, 'restartAfterRenders');
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const capacity = browsers * pagesPerBrowser;
-  const args = [
-    ...BASE_ARGS,
-    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    ...(options.extraArgs ?? []),
-  ];
+  const maxQueue = Math.max(0, options.maxQueue ?? 32);
+  const admission = createAdmissionQueue({
+    capacity,
+    maxQueued: maxQueue,
+    maxQueuedPerTenant: Math.max(1, options.maxQueuedPerTenant ?? Math.ceil(maxQueue / 2)),
+    maxRunningPerTenant: Math.max(1, Math.floor(capacity * (options.tenantShare ?? 0.75))),
+    queueTimeoutMs: options.renderQueueTimeoutMs ?? 30_000,
+  });
+  const args = [...CHROMIUM_ARGS, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), ...(options.extraArgs ?? [])];
 
-  const entries: BrowserEntry[] = [];
-  const queue: Waiter[] = [];
-  const launches = new Set<Promise<void>>();
-  const closings = new Set<Promise<void>>();
-  const idleWaiters: (() => void)[] = [];
+  let slots: BrowserSlot[] = [];
+  /** Slots past their render quota: no new work, closed once idle. */
+  const draining = new Set<BrowserSlot>();
+  const launches = new Set<Promise<BrowserSlot | undefined>>();
   let nextId = 1;
-  let inFlight = 0;
   let closed = false;
   let lastLaunchError: unknown;
-  const counters = { rendersTotal: 0, restarts: 0, crashes: 0, rejected: 0 };
-  // Seeds the Retry-After estimate until real renders have been timed.
-  let averageRenderMs = 1_000;
+  const counters = { rendersTotal: 0, restarts: 0, crashes: 0 };
 
-  const retryAfterSeconds = () =>
-    Math.max(1, Math.ceil((((queue.length + inFlight) / capacity) * averageRenderMs) / 1_000));
+  const retire = (slot: BrowserSlot) => {
+    slots = slots.filter((candidate) => candidate !== slot);
+    draining.add(slot);
+    void slot
+      .idle()
+      .then(() => slot.close())
+      .finally(() => draining.delete(slot));
+  };
 
-  const serving = () => entries.filter((entry) => entry.state === 'ready' || entry.state === 'retiring');
-
-  function ensureBrowsers(): void {
-    if (closed) return;
-    const wanted = browsers - entries.filter((entry) => entry.state === 'ready').length - launches.size;
-    for (let i = 0; i < wanted; i++) launch();
-  }
-
-  function launch(): void {
-    const launching = launchBrowser().then(
-      (entry) => {
+  function launch(): Promise<BrowserSlot | undefined> {
+    const launching = launchBrowserSlot({
+      id: nextId++,
+      executablePath,
+      args,
+      maxPages: pagesPerBrowser * 2,
+      maxUsesPerPage: options.maxUsesPerPage ?? 100,
+      preparePage: options.preparePage,
+      onCrash: (slot) => {
+        counters.crashes++;
+        slots = slots.filter((candidate) => candidate !== slot);
+        draining.delete(slot);
+        ensureBrowsers();
+      },
+      logger,
+    }).then(
+      (slot) => {
         if (closed) {
-          void closeEntry(entry);
-          return;
+          void slot.close();
+          return undefined;
         }
-        entries.push(entry);
-        const retiring = entries.find((candidate) => candidate.state === 'retiring');
-        if (retiring) drain(retiring);
-        refill(entry);
-        dispatch();
+        slots.push(slot);
+        return slot;
       },
       (error: unknown) => {
         lastLaunchError = error;
         logger.error({ err: error, executablePath }, 'could not start Chromium');
-        const retiring = entries.find((candidate) => candidate.state === 'retiring');
-        if (retiring) {
-          // Better an old browser than none: try again after another full round of renders.
-          retiring.state = 'ready';
-          retiring.renders = 0;
-          return;
-        }
-        if (serving().length === 0 && launches.size <= 1) {
-          failWaiters(new PoolUnavailableError(`could not start Chromium: ${(error as Error).message}`, 5, { cause: error }));
-        }
+        return undefined;
       },
     );
     launches.add(launching);
     void launching.finally(() => launches.delete(launching));
+    return launching;
   }
 
-  async function launchBrowser(): Promise<BrowserEntry> {
-    const id = nextId++;
-    const browser = await puppeteer.launch({
-      executablePath,
-      headless: true,
-      // Over a pipe Chromium exits when this process dies, however it dies.
-      pipe: true,
-      args,
-      // The pool owns shutdown; puppeteer's own signal handlers would exit the process under it.
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
-    let markCrashed: (error: Error) => void = () => {};
-    const crash = new Promise<never>((_, reject) => {
-      markCrashed = reject;
-    });
-    crash.catch(() => {});
-    const entry: BrowserEntry = {
-      id,
-      browser,
-      pid: browser.process()?.pid,
-      state: 'ready',
-      inFlight: 0,
-      renders: 0,
-      spares: [],
-      refilling: false,
-      crashed: false,
-      crash,
-    };
-    browser.once('disconnected', () => {
-      if (entry.state === 'closed') return;
-      entry.state = 'closed';
-      entry.crashed = true;
-      counters.crashes++;
-      remove(entry);
-      logger.error({ browser: id, pid: entry.pid, inFlight: entry.inFlight }, 'Chromium disconnected unexpectedly; replacing it');
-      markCrashed(new BrowserCrashedError(`Chromium (pid ${entry.pid ?? 'unknown'}) crashed during the render; retry it`));
-      browser.process()?.kill('SIGKILL');
-      ensureBrowsers();
-      dispatch();
-    });
-    logger.info({ browser: id, pid: entry.pid }, 'Chromium started');
-    return entry;
+  function ensureBrowsers(): void {
+    if (closed) return;
+    for (let wanted = browsers - slots.length - launches.size; wanted > 0; wanted--) void launch();
   }
 
-  function drain(entry: BrowserEntry): void {
-    entry.state = 'draining';
-    if (entry.inFlight === 0) void closeEntry(entry);
-  }
-
-  function closeEntry(entry: BrowserEntry): Promise<void> {
-    entry.state = 'closed';
-    remove(entry);
-    const closing = (async () => {
-      const outcome = await within(entry.browser.close(), BROWSER_CLOSE_TIMEOUT_MS).catch(() => TIMED_OUT);
-      if (outcome === TIMED_OUT) entry.browser.process()?.kill('SIGKILL');
-      logger.info({ browser: entry.id, pid: entry.pid, renders: entry.renders }, 'Chromium closed');
-    })();
-    closings.add(closing);
-    void closing.finally(() => closings.delete(closing));
-    return closing;
-  }
-
-  function remove(entry: BrowserEntry): void {
-    const index = entries.indexOf(entry);
-    if (index >= 0) entries.splice(index, 1);
-  }
-
-  function newLane(entry: BrowserEntry): Promise<Lane> {
-    const lane = (async () => {
-      const context = await entry.browser.createBrowserContext();
-      try {
-        const page = await context.newPage();
-        await options.preparePage?.(page);
-        return { context, page };
-      } catch (error) {
-        await context.close().catch(() => {});
-        throw error;
-      }
-    })();
-    lane.catch(() => {});
-    return lane;
-  }
-
-  /*
-   * A new context and page cost far more than a simple render on a small machine, so they are
-   * prepared ahead, one at a time to leave the CPU to renders in flight. Each is still used once.
-   */
-  function refill(entry: BrowserEntry): void {
-    if (entry.refilling || sparePages === 0) return;
-    entry.refilling = true;
-    void (async () => {
-      try {
-        while (entry.state === 'ready' && entry.spares.length < sparePages && !closed) {
-          const lane = newLane(entry);
-          entry.spares.push(lane);
-          try {
-            await lane;
-          } catch (error) {
-            entry.spares = entry.spares.filter((spare) => spare !== lane);
-            if (entry.state === 'ready') logger.warn({ err: error, browser: entry.id }, 'could not prepare a spare page');
-            return;
-          }
-        }
-      } finally {
-        entry.refilling = false;
-      }
-    })();
-  }
-
-  function takeLane(entry: BrowserEntry): Promise<Lane> {
-    const spare = entry.spares.shift();
-    refill(entry);
-    return spare ?? newLane(entry);
-  }
-
-  function pick(): BrowserEntry | undefined {
-    if (inFlight >= capacity) return undefined;
-    let best: BrowserEntry | undefined;
-    for (const entry of serving()) {
-      if (entry.inFlight < pagesPerBrowser && (!best || entry.inFlight < best.inFlight)) best = entry;
-    }
-    return best;
-  }
-
-  function assign(entry: BrowserEntry): BrowserEntry {
-    entry.inFlight++;
-    inFlight++;
-    entry.renders++;
-    counters.rendersTotal++;
-    if (entry.state === 'ready' && entry.renders >= restartAfterRenders) {
-      entry.state = 'retiring';
-      counters.restarts++;
-      logger.info({ browser: entry.id, renders: entry.renders }, 'restarting Chromium after its render quota');
-      ensureBrowsers();
-    }
-    return entry;
-  }
-
-  function dispatch(): void {
-    while (queue.length > 0) {
-      const entry = pick();
-      if (!entry) return;
-      const waiter = queue.shift() as Waiter;
-      waiter.cleanup();
-      waiter.resolve(assign(entry));
-    }
-  }
-
-  function failWaiters(error: unknown): void {
-    for (const waiter of queue.splice(0)) {
-      waiter.cleanup();
-      waiter.reject(error);
-    }
-  }
-
-  function release(entry: BrowserEntry): void {
-    entry.inFlight--;
-    inFlight--;
-    if (entry.state === 'draining' && entry.inFlight === 0) void closeEntry(entry);
-    if (inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve();
-    dispatch();
-  }
-
-  const whenIdle = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
-
-  function acquire(withOptions: WithPageOptions): Promise<BrowserEntry> {
-    if (closed) return Promise.reject(new PoolUnavailableError('the browser pool is closed', 5));
-    withOptions.signal?.throwIfAborted();
+  /** A browser with a warm page of the tenant's if one has room, else the least busy one. */
+  async function slotFor(tenant: string): Promise<BrowserSlot> {
     ensureBrowsers();
-    const entry = queue.length === 0 ? pick() : undefined;
-    if (entry) return Promise.resolve(assign(entry));
-    if (queue.length >= maxQueue) {
-      counters.rejected++;
-      return Promise.reject(
-        new PoolUnavailableError(`rendering is at capacity (${capacity} in flight, ${queue.length} queued)`, retryAfterSeconds()),
-      );
+    if (slots.length === 0) await Promise.all([...launches]);
+    const candidates = slots.filter((slot) => !slot.crashed);
+    const warm = candidates.find((slot) => slot.busy < pagesPerBrowser && slot.hasIdlePageFor(tenant));
+    const chosen = warm ?? candidates.sort((a, b) => a.busy - b.busy)[0];
+    if (!chosen) {
+      const reason = (lastLaunchError as Error | undefined)?.message ?? 'no browser is running';
+      throw new PoolUnavailableError(`could not start Chromium: ${reason}`, 5, { cause: lastLaunchError });
     }
-    return new Promise<BrowserEntry>((resolve, reject) => {
-      const timeoutMs = withOptions.queueTimeoutMs ?? queueTimeoutMs;
-      const leave = (error: unknown) => {
-        const index = queue.indexOf(waiter);
-        if (index < 0) return;
-        queue.splice(index, 1);
-        waiter.cleanup();
-        reject(error);
-      };
-      const timer = setTimeout(() => {
-        counters.rejected++;
-        leave(new PoolUnavailableError(`no browser page became free within ${timeoutMs} ms`, retryAfterSeconds()));
-      }, timeoutMs);
-      const onAbort = () => leave(withOptions.signal?.reason);
-      withOptions.signal?.addEventListener('abort', onAbort, { once: true });
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        cleanup: () => {
-          clearTimeout(timer);
-          withOptions.signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      queue.push(waiter);
-    });
+    return chosen;
   }
 
-  /** Settles with the work, unless the browser dies first: then with the crash, at once. */
-  function unlessCrashed<T>(entry: BrowserEntry, work: Promise<T>): Promise<T> {
-    work.catch(() => {});
-    return Promise.race([work, entry.crash]);
+  /** Past its quota, a browser serves the render it has just started and closes once idle; a replacement starts now. */
+  function retireIfSpent(slot: BrowserSlot): void {
+    if (slot.renders < restartAfterRenders || !slots.includes(slot)) return;
+    counters.restarts++;
+    logger.info({ browser: slot.id, renders: slot.renders }, 'restarting Chromium after its render quota');
+    retire(slot);
+    ensureBrowsers();
   }
 
-  async function finish(entry: BrowserEntry, lane: Promise<Lane>): Promise<void> {
-    try {
-      if (entry.crashed) return;
-      const outcome = await within(lane.then((ready) => ready.context.close()), CONTEXT_CLOSE_TIMEOUT_MS);
-      if (outcome === TIMED_OUT && !entry.crashed) {
-        // A browser that cannot close a context is wedged; killing it turns this into a crash,
-        // which replaces it.
-        logger.error({ browser: entry.id, pid: entry.pid }, 'Chromium did not close a context in time; killing it');
-        entry.browser.process()?.kill('SIGKILL');
-      }
-    } catch (error) {
-      if (!entry.crashed) logger.warn({ err: error, browser: entry.id }, 'could not close a browser context');
-    } finally {
-      release(entry);
-    }
-  }
-
-  async function withPage<T>(fn: (page: Page) => Promise<T>, withOptions: WithPageOptions = {}): Promise<T> {
-    const entry = await acquire(withOptions);
+  async function withPage<T>(fn: (page: Page, cdp: CDPSession) => Promise<T>, withOptions: WithPageOptions): Promise<T> {
+    if (closed) throw new PoolUnavailableError('the browser pool is closed', 5);
+    const ticket: Admission = await admission.admit(withOptions.tenant, { signal: withOptions.signal, queueTimeoutMs: withOptions.queueTimeoutMs });
     const started = performance.now();
-    const lane = takeLane(entry);
+    let handedOver = false;
     try {
-      const { page } = await unlessCrashed(entry, lane);
-      const work = unlessCrashed(entry, fn(page));
-      if (withOptions.timeoutMs === undefined) return await work;
-      const outcome = await within(work, withOptions.timeoutMs);
-      if (outcome === TIMED_OUT) {
-        throw new PoolUnavailableError(`the render did not finish within ${withOptions.timeoutMs} ms`, retryAfterSeconds());
-      }
-      return outcome;
-    } catch (error) {
-      if (entry.crashed && !(error instanceof BrowserCrashedError)) {
-        throw new BrowserCrashedError(`Chromium (pid ${entry.pid ?? 'unknown'}) crashed during the render; retry it`, { cause: error });
-      }
-      throw error;
+      const slot = await slotFor(withOptions.tenant);
+      counters.rendersTotal++;
+      handedOver = true;
+      const running = slot.run(({ page, cdp }) => fn(page, cdp), {
+        tenant: withOptions.tenant,
+        deadlineMs: withOptions.deadlineMs,
+        onSettled: () => ticket.release(),
+      });
+      retireIfSpent(slot);
+      return await running;
     } finally {
-      averageRenderMs = averageRenderMs * 0.9 + (performance.now() - started) * 0.1;
-      // The caller has its result; closing the context is not its wait, but the slot stays taken
-      // until it is done so the bound on open pages holds.
-      void finish(entry, lane);
+      admission.recordRenderTime(performance.now() - started);
+      if (!handedOver) ticket.release();
     }
   }
 
@@ -451,52 +219,28 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     if (closed) throw new PoolUnavailableError('the browser pool is closed', 5);
     ensureBrowsers();
     await Promise.all([...launches]);
-    if (serving().length === 0) {
+    if (slots.length === 0) {
       throw new PoolUnavailableError(`could not start Chromium: ${(lastLaunchError as Error | undefined)?.message ?? 'unknown error'}`, 5, {
         cause: lastLaunchError,
       });
     }
-    await Promise.allSettled(serving().map((entry) => entry.spares[0]));
   }
 
   function stats(): BrowserPoolStats {
-    return {
-      browsers: serving().length,
-      launching: launches.size,
-      inFlight,
-      queued: queue.length,
-      capacity,
-      maxQueue,
-      sparePages: entries.reduce((sum, entry) => sum + entry.spares.length, 0),
-      ...counters,
-    };
+    const { running, queued, rejected } = admission.stats();
+    return { browsers: slots.length, launching: launches.size, inFlight: running, queued, capacity, maxQueue, rejected, ...counters };
   }
 
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    failWaiters(new PoolUnavailableError('the browser pool is closed', 5));
-    await within(Promise.allSettled([...launches, whenIdle()]), closeTimeoutMs);
-    await Promise.allSettled([...entries].map(closeEntry));
-    await Promise.allSettled([...closings]);
+    admission.close(new Error('the browser pool is closed'));
+    const all = [...slots, ...draining];
+    await within(Promise.allSettled([...launches, ...all.map((slot) => slot.idle())]), closeTimeoutMs);
+    await Promise.allSettled([...slots, ...draining].map((slot) => slot.close()));
   }
 
-  return { warmUp, withPage, stats, close };
-}
-
-const TIMED_OUT = Symbol('timed out');
-
-/** Settles like work, or with TIMED_OUT after ms; the timer never outlives the work. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(resolve, ms, TIMED_OUT);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return { warmUp, withPage, retryAfterSeconds: () => admission.retryAfterSeconds(), stats, close };
 }
 
 function positive(value: number, name: string): number {

@@ -1,47 +1,73 @@
-import type { Page } from 'puppeteer-core';
+import type { CDPSession, Page } from 'puppeteer-core';
 import type { CaptureOptions, RenderDocument, RenderEngine, RenderedFile } from '../../application/ports/render-engine.js';
 import type { BrowserPool } from './browser-pool.js';
-import { encodeImage } from './image-encoder.js';
-import type { HostPolicy } from './network-guard.js';
+import { encodeImage, IMAGE_CONTENT_TYPES, type ImageFormat } from './image-encoder.js';
+import { LOAD_PROBE_MARGIN_MS, loadTemplateDocument } from './template-document.js';
 
 export interface ChromiumRenderEngineOptions {
   readonly pool: BrowserPool;
-  readonly hostPolicy: HostPolicy;
   /** Bound on loading the page (its subresources included); a page that never settles still renders. */
   readonly loadTimeoutMs: number;
+  /** Bound on drawing the loaded page into a file (screenshot or PDF). */
+  readonly captureTimeoutMs: number;
 }
 
 const PDF_CONTENT_TYPE = 'application/pdf';
 
-/** Waits for the load event, but only so long: a hanging subresource must not hold a browser. */
-export const loadDocument = async (page: Page, html: string, timeoutMs: number) => {
-  try {
-    await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
-  } catch (error) {
-    if ((error as Error).name !== 'TimeoutError') throw error;
+/**
+ * Chromium encodes the image itself, in the requested format and quality, in one CDP round trip:
+ * no PNG to decode and encode again. Only a crop of a scaled page goes through sharp, because
+ * Chromium clips in CSS pixels and the crop is given in the image's pixels.
+ */
+const captureImage = async (cdp: CDPSession, document: RenderDocument, format: ImageFormat, options: CaptureOptions): Promise<RenderedFile> => {
+  const { scaleFactor } = document;
+  const crop = options.crop ?? undefined;
+  const fullWidth = Math.round(document.width * scaleFactor);
+  const fullHeight = Math.round(document.height * scaleFactor);
+  if (crop && scaleFactor !== 1) {
+    const png = await screenshot(cdp, 'png', 100);
+    const image = await encodeImage(png, { format, quality: options.quality, crop });
+    return { content: image.buffer, contentType: image.contentType, width: image.width, height: image.height };
   }
-  // Web fonts in use must be ready, or text renders in a fallback face.
-  await page.evaluate('document.fonts.ready.then(() => undefined)');
+  const width = crop ? Math.min(crop.width, fullWidth) : fullWidth;
+  const height = crop ? Math.min(crop.height, fullHeight) : fullHeight;
+  const clip = crop ? { x: 0, y: 0, width, height, scale: 1 } : undefined;
+  const content = await screenshot(cdp, format, options.quality, clip);
+  return { content, contentType: IMAGE_CONTENT_TYPES[format], width, height };
 };
 
-export const createChromiumRenderEngine = ({ pool, hostPolicy, loadTimeoutMs }: ChromiumRenderEngineOptions): RenderEngine => ({
-  render: (document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> =>
-    pool.withPage(async (page) => {
-      await hostPolicy.guardPage(page);
-      await page.setViewport({ width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-      await loadDocument(page, document.html, loadTimeoutMs);
-      if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
+const screenshot = async (
+  cdp: CDPSession,
+  format: ImageFormat,
+  quality: number,
+  clip?: { x: number; y: number; width: number; height: number; scale: number },
+): Promise<Buffer> => {
+  const { data } = await cdp.send('Page.captureScreenshot', {
+    format,
+    ...(format === 'png' ? {} : { quality }),
+    optimizeForSpeed: true,
+    captureBeyondViewport: false,
+    ...(clip ? { clip } : {}),
+  });
+  return Buffer.from(data, 'base64');
+};
 
-      if (options.format === 'pdf') {
-        const content = Buffer.from(
-          await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }),
-        );
-        return { content, contentType: PDF_CONTENT_TYPE, width: document.width, height: document.height };
-      }
-      const png = Buffer.from(await page.screenshot({ type: 'png', optimizeForSpeed: true, captureBeyondViewport: false }));
-      const crop = options.crop ?? undefined;
-      const image = await encodeImage(png, { format: options.format, quality: options.quality, crop });
-      return { content: image.buffer, contentType: image.contentType, width: image.width, height: image.height };
+const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, loadTimeoutMs: number) => {
+  await page.setViewport({ width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
+  await loadTemplateDocument(page, cdp, document.html, loadTimeoutMs);
+  if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
+  if (options.format === 'pdf') {
+    const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));
+    return { content, contentType: PDF_CONTENT_TYPE, width: document.width, height: document.height };
+  }
+  return captureImage(cdp, document, options.format, options);
+};
+
+/** Template renders on the pool's warm pages, each bounded by a deadline the pool enforces. */
+export const createChromiumRenderEngine = ({ pool, loadTimeoutMs, captureTimeoutMs }: ChromiumRenderEngineOptions): RenderEngine => ({
+  render: (document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> =>
+    pool.withPage((page, cdp) => renderOn(page, cdp, document, options, loadTimeoutMs), {
+      tenant: options.tenant,
+      deadlineMs: loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime + captureTimeoutMs,
     }),
 });
-

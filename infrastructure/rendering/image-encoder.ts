@@ -18,7 +18,7 @@ export interface EncodedImage {
   contentType: string;
 }
 
-const CONTENT_TYPES: Record<ImageFormat, string> = {
+export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
   png: 'image/png',
   webp: 'image/webp',
@@ -39,7 +39,7 @@ export async function encodeImage(png: Buffer, options: EncodeImageOptions): Pro
 
   // Chromium's screenshot is already a PNG of the right size: re-encoding it would only cost time.
   if (format === 'png' && width === sourceWidth && height === sourceHeight) {
-    return { buffer: png, width, height, contentType: CONTENT_TYPES.png };
+    return { buffer: png, width, height, contentType: IMAGE_CONTENT_TYPES.png };
   }
 
   let image = sharp(png);
@@ -61,7 +61,7 @@ export async function encodeImage(png: Buffer, options: EncodeImageOptions): Pro
     }
   }
   const { data, info } = await image.toBuffer({ resolveWithObject: true });
-  return { buffer: data, width: info.width, height: info.height, contentType: CONTENT_TYPES[format] };
+  return { buffer: data, width: info.width, height: info.height, contentType: IMAGE_CONTENT_TYPES[format] };
 }
 
 const isPositiveInteger = (value: number) => Number.isInteger(value) && value > 0;

@@ -172,6 +172,11 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
         await request.continue(request.continueRequestOverrides(), 0);
         return;
       }
+      // Never resolves (RFC 6761); refused without asking DNS. The pages' own documents live there.
+      if (url.hostname.endsWith('.invalid')) {
+        await request.abort('blockedbyclient', BLOCK_PRIORITY);
+        return;
+      }
       if (await verdict(url)) await request.continue(request.continueRequestOverrides(), 0);
       else await request.abort('blockedbyclient', BLOCK_PRIORITY);
     };

@@ -2,14 +2,12 @@ import type { HTTPRequest, Page } from 'puppeteer-core';
 import type { PageCapturer } from '../../application/ports/page-capture.js';
 import type { RenderedFile } from '../../application/ports/render-engine.js';
 import { PDF_FORMATS, type CaptureSpec } from '../../domain/renders/capture-events.js';
-import { DomainError, validationError } from '../../domain/shared/errors.js';
+import { validationError } from '../../domain/shared/errors.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage } from './image-encoder.js';
-import type { HostPolicy } from './network-guard.js';
 
 export interface PageCaptureOptions {
   readonly pool: BrowserPool;
-  readonly hostPolicy: HostPolicy;
   /** Bound on reaching the load event; past it the page is captured as far as it got. */
   readonly navigationTimeoutMs: number;
   /** Bound on taking the screenshot or printing the PDF once the page is ready. */
@@ -26,42 +24,18 @@ const captureLimitMs = (options: Pick<PageCaptureOptions, 'navigationTimeoutMs' 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Settles like work, or throws `onTimeout()` after ms. The page is not stopped here: the pool closes
- * the context once the capture has given up on it, which ends whatever it was still doing.
+ * Main-frame navigations the network guard refused (the URL itself, or where it redirected), until
+ * `stop`: the page is reused by later captures, which watch for themselves.
  */
-const bounded = async <T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  work.catch(() => {});
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
-
-/**
- * Someone else's page must not get out of the page the guard watches: popups would be pages of
- * their own, service workers fetch beside the page's interception, and dialogs would stall it.
- */
-const confine = async (page: Page) => {
-  page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
-  page.on('popup', (popup) => void popup?.close().catch(() => {}));
-  await page.setBypassServiceWorker(true);
-  await page.evaluateOnNewDocument('window.open = () => null;');
-};
-
-/** Main-frame navigations the network guard refused (the URL itself, or where it redirected). */
-const watchRefusedNavigations = (page: Page): string[] => {
+const watchRefusedNavigations = (page: Page): { refused: string[]; stop: () => void } => {
   const refused: string[] = [];
-  page.on('requestfailed', (request: HTTPRequest) => {
+  const onFailed = (request: HTTPRequest) => {
     if (request.failure()?.errorText === 'net::ERR_BLOCKED_BY_CLIENT' && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
       refused.push(request.url());
     }
-  });
-  return refused;
+  };
+  page.on('requestfailed', onFailed);
+  return { refused, stop: () => page.off('requestfailed', onFailed) };
 };
 
 /**
@@ -70,7 +44,7 @@ const watchRefusedNavigations = (page: Page): string[] => {
  * it stands; one that never answered, could not be reached or led to a refused address is the request's fault.
  */
 const navigate = async (page: Page, url: string, timeoutMs: number) => {
-  const refused = watchRefusedNavigations(page);
+  const { refused, stop } = watchRefusedNavigations(page);
   try {
     await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
   } catch (error) {
@@ -83,6 +57,8 @@ const navigate = async (page: Page, url: string, timeoutMs: number) => {
     if (page.url() === BLANK) throw validationError(`${url} did not answer within ${timeoutMs} ms`);
     // As the browser's stop button: what is still loading is abandoned, so printing (which waits for the load) can go on.
     await page.evaluate('window.stop()');
+  } finally {
+    stop();
   }
 };
 
@@ -98,19 +74,19 @@ const capturePage = async (page: Page, spec: CaptureSpec, captureTimeoutMs: numb
   return { content: image.buffer, contentType: image.contentType, width: image.width, height: image.height };
 };
 
-/** Screenshots and PDFs of web pages on the shared browser pool, each in a fresh guarded context. */
+/**
+ * Screenshots and PDFs of web pages on the shared browser pool, on warm pages of the requesting
+ * organization's own; the pool ends a capture that outlives every phase's bound.
+ */
 export const createPageCapturer = (options: PageCaptureOptions): PageCapturer => ({
-  capture: (spec: CaptureSpec): Promise<RenderedFile> =>
-    options.pool.withPage(async (page) => {
-      const limitMs = captureLimitMs(options, spec);
-      const work = (async () => {
-        await options.hostPolicy.guardPage(page);
-        await confine(page);
+  capture: (spec: CaptureSpec, tenant: string): Promise<RenderedFile> =>
+    options.pool.withPage(
+      async (page) => {
         await page.setViewport({ width: spec.width, height: spec.height, deviceScaleFactor: 1 });
         await navigate(page, spec.url, options.navigationTimeoutMs);
         if (spec.waitTime > 0) await sleep(spec.waitTime);
         return capturePage(page, spec, options.captureTimeoutMs);
-      })();
-      return bounded(work, limitMs, () => new DomainError('failed', `The page at ${spec.url} could not be captured within ${limitMs} ms`));
-    }),
+      },
+      { tenant, deadlineMs: captureLimitMs(options, spec) },
+    ),
 });

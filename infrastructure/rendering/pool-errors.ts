@@ -27,3 +27,15 @@ export class BrowserCrashedError extends PoolUnavailableError {
 
 export const retryAfterSecondsOf = (error: unknown): number | undefined =>
   error instanceof PoolUnavailableError ? error.retryAfterSeconds : undefined;
+
+/**
+ * A render outlived its deadline. Every case seen so far was the page's own doing (an endless
+ * script, a paint bomb), and a retry would only burn the same time again: the request's fault.
+ */
+export class RenderDeadlineError extends DomainError {
+  constructor(deadlineMs: number) {
+    const message = `The page did not finish rendering within ${deadlineMs} ms: its scripts or styles keep the browser busy`;
+    super('validation', message, [message]);
+    this.name = 'RenderDeadlineError';
+  }
+}

@@ -9,7 +9,7 @@ import type { HostPolicy } from '../rendering/network-guard.js';
 import { PoolUnavailableError } from '../rendering/pool-errors.js';
 import { probeVideo, startEncoder } from './ffmpeg-encoder.js';
 import { createFrameSequencer } from './frame-sequencer.js';
-import { openFramePage } from './virtual-clock-page.js';
+import { framePageOpeningMs, openFramePage } from './virtual-clock-page.js';
 
 export interface ChromiumVideoRendererOptions {
   readonly pool: BrowserPool;
@@ -26,6 +26,12 @@ export interface ChromiumVideoRendererOptions {
   /** Where ffmpeg writes the file before it is stored. */
   readonly workDir?: string;
 }
+
+/**
+ * What one frame may take on average before the page's deadline ends the video: ten times a
+ * 1080p frame's cost on a busy two-core machine, so only a page that stopped drawing reaches it.
+ */
+const FRAME_BUDGET_MS = 1_000;
 
 /** Captured frames allowed ahead of the encoder, per page: enough to ride out a slow frame. */
 const FRAMES_AHEAD_PER_PAGE = 4;
@@ -57,8 +63,8 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
         let claimedAny = false;
         try {
           await options.pool.withPage(
-            async (page) => {
-              const framePage = await openFramePage(page, document, pageOptions);
+            async (page, session) => {
+              const framePage = await openFramePage(page, session, document, pageOptions);
               for (let index = await sequencer.claim(); index !== null; index = await sequencer.claim()) {
                 claimedAny = true;
                 const frame = await framePage.capture(frameTimeMs(index, document.fps));
@@ -67,8 +73,13 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
                 run.onProgress?.({ framesCaptured: ++captured, framesTotal: total });
               }
             },
-            // A helper that would have to queue for a page is not worth waiting for.
-            { signal: stop.signal, ...(helper ? { queueTimeoutMs: 0 } : {}) },
+            {
+              tenant: video.tenant,
+              deadlineMs: framePageOpeningMs(document, pageOptions) + total * FRAME_BUDGET_MS,
+              signal: stop.signal,
+              // A helper that would have to queue for a page is not worth waiting for.
+              ...(helper ? { queueTimeoutMs: 0 } : {}),
+            },
           );
         } catch (error) {
           if (helper && !claimedAny && error instanceof PoolUnavailableError && !stop.signal.aborted) return;

@@ -1,7 +1,7 @@
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { VideoDocument } from '../../application/ports/video-renderer.js';
 import { validationError } from '../../domain/shared/errors.js';
-import { loadDocument } from '../rendering/chromium-render-engine.js';
+import { LOAD_PROBE_MARGIN_MS, loadTemplateDocument } from '../rendering/template-document.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
 
 export interface FramePageOptions {
@@ -50,14 +50,20 @@ const seek = async (session: CDPSession, timeMs: number) => {
   }
 };
 
-/** Loads the document on a pool page, the way image renders load theirs, and leaves it at t=0. */
-export const openFramePage = async (page: Page, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
+/** What opening a frame page may take at most: its load bound, the probes beside it and the wait. */
+export const framePageOpeningMs = (document: VideoDocument, options: Pick<FramePageOptions, 'loadTimeoutMs'>) =>
+  options.loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime;
+
+/**
+ * Loads the document on a pool page, the way image renders load theirs, and leaves it at t=0.
+ * Frames go through the page's CDP session directly: puppeteer's screenshot adds round trips per
+ * frame that a video cannot afford.
+ */
+export const openFramePage = async (page: Page, session: CDPSession, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
   await options.hostPolicy.guardPage(page);
   await page.setViewport({ width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-  await loadDocument(page, document.html, options.loadTimeoutMs);
+  await loadTemplateDocument(page, session, document.html, options.loadTimeoutMs);
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
-  // Page.captureScreenshot directly: puppeteer's screenshot adds round trips per frame that a video cannot afford.
-  const session = await page.createCDPSession();
   return {
     async capture(timeMs) {
       const frame = async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/shared/errors.js';
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
-import { BrowserCrashedError, PoolUnavailableError } from '../../infrastructure/rendering/pool-errors.js';
+import { BrowserCrashedError, PoolUnavailableError, RenderDeadlineError } from '../../infrastructure/rendering/pool-errors.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -45,7 +45,7 @@ describe('browser pool on real Chromium', () => {
         return;
       }
       if (request.url?.endsWith('.png')) {
-        response.writeHead(200, { 'content-type': 'image/png' });
+        response.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'max-age=3600' });
         response.end(pixel);
         return;
       }
@@ -71,41 +71,71 @@ describe('browser pool on real Chromium', () => {
       await page.setViewport({ width: 320, height: 200 });
       await page.setContent('<html><body style="margin:0;background:rgb(12,200,99)"></body></html>');
       return Buffer.from(await page.screenshot({ type: 'png' }));
-    });
+    }, { tenant: 'org-a', deadlineMs: 10_000 });
     const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
     expect(info).toMatchObject({ width: 320, height: 200 });
     const center = (100 * info.width + 160) * info.channels;
     expect([...data.subarray(center, center + 3)]).toEqual([12, 200, 99]);
   });
 
-  it('gives every render a fresh context: cookies and storage do not carry over', async () => {
+  it('keeps organizations apart: nothing one leaves (cookies, storage, globals, cache) reaches another', async () => {
     // Strings, because this project's type-check has no DOM library.
-    const readState = (page: Page) => page.evaluate(`({ cookie: document.cookie, stored: localStorage.getItem('secret') })`);
-    const first = await pool.withPage(async (page) => {
+    const readState = (page: Page) =>
+      page.evaluate(`({ cookie: document.cookie, stored: localStorage.getItem('secret'), global: window.leftBehind ?? null, session: sessionStorage.getItem('s') })`);
+    const leave = async (page: Page) => {
       await page.goto(`${origin}/isolation`);
-      await page.evaluate(`document.cookie = 'session=abc; max-age=3600'; localStorage.setItem('secret', '42')`);
+      await page.evaluate(`document.cookie = 'session=abc; max-age=3600'; localStorage.setItem('secret', '42'); sessionStorage.setItem('s', '1'); window.leftBehind = 'x'`);
+      await page.evaluate(`fetch('/cached.png').then((r) => r.arrayBuffer())`);
       return readState(page);
-    });
-    expect(first).toEqual({ cookie: 'session=abc', stored: '42' });
-    const second = await pool.withPage(async (page) => {
+    };
+    const first = await pool.withPage(leave, { tenant: 'org-a', deadlineMs: 10_000 });
+    expect(first).toEqual({ cookie: 'session=abc', stored: '42', global: 'x', session: '1' });
+    const cachedHits = () => hits.filter((hit) => hit === '/cached.png').length;
+    expect(cachedHits()).toBe(1);
+
+    const probe = async (page: Page) => {
       await page.goto(`${origin}/isolation`);
+      await page.evaluate(`fetch('/cached.png').then((r) => r.arrayBuffer())`);
       return readState(page);
-    });
-    expect(second).toEqual({ cookie: '', stored: null });
+    };
+    const other = await pool.withPage(probe, { tenant: 'org-b', deadlineMs: 10_000 });
+    expect(other).toEqual({ cookie: '', stored: null, global: null, session: null });
+    // Organization B's fetch reached the server: A's HTTP cache is not B's.
+    expect(cachedHits()).toBe(2);
+
+    // The same organization's next render reuses its warm page and context: its own cookies and cache are still there.
+    const again = await pool.withPage(probe, { tenant: 'org-a', deadlineMs: 10_000 });
+    expect(again).toMatchObject({ cookie: 'session=abc', stored: '42', global: null });
+    expect(cachedHits()).toBe(2);
+  });
+
+  it('reuses a warm page for the same organization and never hands it to another', async () => {
+    const pageOf = (tenant: string) => pool.withPage(async (page) => page, { tenant, deadlineMs: 5_000 });
+    const a1 = await pageOf('org-warm-a');
+    await until(() => pool.stats().inFlight === 0);
+    const a2 = await pageOf('org-warm-a');
+    await until(() => pool.stats().inFlight === 0);
+    const b = await pageOf('org-warm-b');
+    expect(a2).toBe(a1);
+    expect(b).not.toBe(a1);
+    expect(b.browserContext()).not.toBe(a1.browserContext());
   });
 
   it('runs at most browsers * pagesPerBrowser renders at once and queues the rest', async () => {
     let running = 0;
     let peak = 0;
     const renders = [0, 1, 2, 3].map((n) =>
-      pool.withPage(async (page) => {
-        running++;
-        peak = Math.max(peak, running);
-        await page.setContent(`<p>${n}</p>`);
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        running--;
-        return n;
-      }),
+      pool.withPage(
+        async (page) => {
+          running++;
+          peak = Math.max(peak, running);
+          await page.setContent(`<p>${n}</p>`);
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          running--;
+          return n;
+        },
+        { tenant: `org-${n}`, deadlineMs: 10_000 },
+      ),
     );
     expect(await Promise.all(renders)).toEqual([0, 1, 2, 3]);
     expect(peak).toBe(2);
@@ -113,51 +143,92 @@ describe('browser pool on real Chromium', () => {
 
   it('refuses a render at once with unavailable and a Retry-After hint when the queue is full', async () => {
     const gate = deferred();
-    const held = [0, 1, 2, 3].map(() => pool.withPage(() => gate.promise));
+    const held = [0, 1, 2, 3].map((n) => pool.withPage(() => gate.promise, { tenant: `org-held-${n}`, deadlineMs: 10_000 }));
     await until(() => pool.stats().queued === 2);
-    const refused = await pool.withPage(async () => 'ran').catch((error: unknown) => error);
+    const refused = await pool.withPage(async () => 'ran', { tenant: 'org-late', deadlineMs: 10_000 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(PoolUnavailableError);
     expect((refused as DomainError).code).toBe('unavailable');
-    expect((refused as PoolUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect((refused as PoolUnavailableError).retryAfterSeconds).toBe(pool.retryAfterSeconds());
+    expect(pool.retryAfterSeconds()).toBeGreaterThanOrEqual(1);
     gate.resolve();
     await Promise.all(held);
   });
 
   it('refuses a queued render that waits longer than the queue timeout', async () => {
     const gate = deferred();
-    const held = [0, 1].map(() => pool.withPage(() => gate.promise));
-    const waited = await pool.withPage(async () => 'ran', { queueTimeoutMs: 100 }).catch((error: unknown) => error);
+    const held = [0, 1].map((n) => pool.withPage(() => gate.promise, { tenant: `org-gate-${n}`, deadlineMs: 10_000 }));
+    const waited = await pool.withPage(async () => 'ran', { tenant: 'org-waiting', deadlineMs: 10_000, queueTimeoutMs: 100 }).catch((error: unknown) => error);
     expect(waited).toBeInstanceOf(PoolUnavailableError);
     expect((waited as Error).message).toMatch(/within 100 ms/);
     gate.resolve();
     await Promise.all(held);
   });
 
-  it('stops a render that outlives its timeout and frees its slot', async () => {
+  it('ends a render stuck in an endless script at its deadline and frees its slot within seconds', async () => {
+    const started = Date.now();
     const late = await pool
-      .withPage((page) => page.evaluate(() => new Promise(() => {})), { timeoutMs: 200 })
+      .withPage(
+        async (page) => {
+          await page.goto(`${origin}/isolation`);
+          void page.evaluate('setTimeout(() => { for (;;) {} }, 0)').catch(() => {});
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          // Hangs: the renderer's main thread never comes back.
+          return page.screenshot({ type: 'jpeg' });
+        },
+        { tenant: 'org-hostile', deadlineMs: 500 },
+      )
       .catch((error: unknown) => error);
-    expect(late).toBeInstanceOf(PoolUnavailableError);
-    expect((late as Error).message).toMatch(/within 200 ms/);
-    await until(() => pool.stats().inFlight === 0);
+    expect(late).toBeInstanceOf(RenderDeadlineError);
+    expect((late as DomainError).code).toBe('validation');
+    expect((late as Error).message).toMatch(/within 500 ms/);
+    await until(() => pool.stats().inFlight === 0, 8_000);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    const next = await pool.withPage(async (page) => (await page.setContent('<p>ok</p>'), page.$eval('p', (p) => p.textContent)), {
+      tenant: 'org-hostile',
+      deadlineMs: 5_000,
+    });
+    expect(next).toBe('ok');
+    expect(pool.stats().crashes).toBe(0);
   });
+
+  it('fails a render whose page runs out of memory as the template\'s fault, and keeps the browser', async () => {
+    const crashed = await pool
+      .withPage(
+        async (page) => {
+          await page.goto(`${origin}/isolation`);
+          await page.evaluate('const hog = []; for (;;) hog.push(new Array(1e6).fill(1.5));');
+        },
+        { tenant: 'org-hog', deadlineMs: 60_000 },
+      )
+      .catch((error: unknown) => error);
+    expect((crashed as DomainError).code).toBe('validation');
+    expect((crashed as Error).message).toMatch(/crashed|memory|Target closed/);
+    await until(() => pool.stats().inFlight === 0);
+    expect(pool.stats().crashes).toBe(0);
+  }, 90_000);
 
   it('fails a render whose browser is killed, and serves the next render from a fresh browser', async () => {
     let killed: number | undefined;
     const crashed = await pool
-      .withPage(async (page) => {
-        killed = pidOf(page);
-        setTimeout(() => process.kill(killed as number, 'SIGKILL'), 50);
-        return page.evaluate(() => new Promise(() => {}));
-      })
+      .withPage(
+        async (page) => {
+          killed = pidOf(page);
+          setTimeout(() => process.kill(killed as number, 'SIGKILL'), 50);
+          return page.evaluate(() => new Promise(() => {}));
+        },
+        { tenant: 'org-killed', deadlineMs: 10_000 },
+      )
       .catch((error: unknown) => error);
     expect(crashed).toBeInstanceOf(BrowserCrashedError);
     expect((crashed as Error).message).toMatch(/crashed during the render/);
 
-    const { pid, text } = await pool.withPage(async (page) => {
-      await page.setContent('<p>alive</p>');
-      return { pid: pidOf(page), text: await page.$eval('p', (p) => p.textContent) };
-    });
+    const { pid, text } = await pool.withPage(
+      async (page) => {
+        await page.setContent('<p>alive</p>');
+        return { pid: pidOf(page), text: await page.$eval('p', (p) => p.textContent) };
+      },
+      { tenant: 'org-killed', deadlineMs: 10_000 },
+    );
     expect(text).toBe('alive');
     expect(pid).not.toBe(killed);
     expect(pool.stats().crashes).toBe(1);
@@ -166,27 +237,31 @@ describe('browser pool on real Chromium', () => {
   it('blocks subresources and redirects to private addresses on a guarded page', async () => {
     const policy = createHostPolicy({ allowedPrivateHosts: [] });
     hits.length = 0;
-    const failed = await pool.withPage(async (page) => {
-      await policy.guardPage(page);
-      const errors: string[] = [];
-      page.on('requestfailed', (request) => errors.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
-      await page.setContent(
-        `<img src="${origin}/pixel.png"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`,
-        { waitUntil: 'load' },
-      );
-      return errors;
-    });
+    const failed = await pool.withPage(
+      async (page) => {
+        await policy.guardPage(page);
+        const errors: string[] = [];
+        page.on('requestfailed', (request) => errors.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+        await page.setContent(`<img src="${origin}/pixel.png"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`, { waitUntil: 'load' });
+        return errors;
+      },
+      // Guards stay with their page: a tenant of its own gets a page no other test guarded.
+      { tenant: 'org-guard-strict', deadlineMs: 10_000 },
+    );
     expect(hits).toEqual([]);
     expect(failed).toEqual([expect.stringMatching(new RegExp(`^${origin}/pixel.png net::ERR_BLOCKED_BY_CLIENT`))]);
 
     const allowLoopbackIp = createHostPolicy({ allowedPrivateHosts: ['127.0.0.1'] });
-    const redirected = await pool.withPage(async (page) => {
-      await allowLoopbackIp.guardPage(page);
-      const errors: string[] = [];
-      page.on('requestfailed', (request) => errors.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
-      await page.setContent(`<img src="${origin}/pixel.png"><img src="${origin}/redirect">`, { waitUntil: 'load' });
-      return errors;
-    });
+    const redirected = await pool.withPage(
+      async (page) => {
+        await allowLoopbackIp.guardPage(page);
+        const errors: string[] = [];
+        page.on('requestfailed', (request) => errors.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+        await page.setContent(`<img src="${origin}/pixel.png"><img src="${origin}/redirect">`, { waitUntil: 'load' });
+        return errors;
+      },
+      { tenant: 'org-guard-loopback', deadlineMs: 10_000 },
+    );
     expect(hits.sort()).toEqual(['/pixel.png', '/redirect']);
     expect(redirected).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.2:\d+\/redirected\.png net::ERR_BLOCKED_BY_CLIENT/)]);
   });
@@ -201,7 +276,6 @@ describe('browser pool lifecycle', () => {
       browsers: 1,
       pagesPerBrowser: 1,
       restartAfterRenders: 2,
-      sparePages: 1,
       preparePage: async (page) => {
         prepared.add(page);
       },
@@ -215,11 +289,11 @@ describe('browser pool lifecycle', () => {
   });
 
   it('hands out only pages that went through preparePage', async () => {
-    expect(await pool.withPage(async (page) => prepared.has(page))).toBe(true);
+    expect(await pool.withPage(async (page) => prepared.has(page), { tenant: 'org-a', deadlineMs: 5_000 })).toBe(true);
   });
 
   it('replaces a browser after its render quota, starting the new one before the old one stops', async () => {
-    const render = () => pool.withPage(async (page) => pidOf(page));
+    const render = () => pool.withPage(async (page) => pidOf(page), { tenant: 'org-a', deadlineMs: 5_000 });
     let first = await render();
     while (pool.stats().restarts === 0) first = await render();
     await until(() => pool.stats().launching === 0 && pool.stats().restarts === 1);
@@ -239,7 +313,7 @@ describe('browser pool lifecycle', () => {
     const broken = createBrowserPool({ executablePath: '/nonexistent/chromium', logger });
     try {
       await expect(broken.warmUp()).rejects.toThrow(/could not start Chromium/);
-      const refused = await broken.withPage(async () => 'ran').catch((error: unknown) => error);
+      const refused = await broken.withPage(async () => 'ran', { tenant: 'org-a', deadlineMs: 5_000 }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(PoolUnavailableError);
       expect((refused as Error).message).toMatch(/could not start Chromium/);
     } finally {
@@ -250,6 +324,6 @@ describe('browser pool lifecycle', () => {
   it('refuses work once closed', async () => {
     const closing = createBrowserPool({ logger });
     await closing.close();
-    await expect(closing.withPage(async () => 'ran')).rejects.toBeInstanceOf(PoolUnavailableError);
+    await expect(closing.withPage(async () => 'ran', { tenant: 'org-a', deadlineMs: 5_000 })).rejects.toBeInstanceOf(PoolUnavailableError);
   });
 });

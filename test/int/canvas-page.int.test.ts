@@ -10,6 +10,7 @@ import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canva
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 
 const renderer = createHtmlCanvasRenderer();
 const page = { width: 200, height: 50 };
@@ -64,7 +65,7 @@ describe('the canvas page in Chromium', () => {
         return tab.screenshot({ type: 'png' });
       };
       return { loaded: await capture(null), end: await capture(1000), gone: await capture(2000), start: await capture(0) };
-    });
+    }, { tenant: 'org-canvas', deadlineMs: 20_000 });
     // As loaded, the page shows t = 0: the box is at its `from` position.
     expect(await rgbAt(frames.loaded, 180, 25)).toEqual(RED);
     expect(await rgbAt(frames.loaded, 20, 25)).toEqual(WHITE);
@@ -77,10 +78,15 @@ describe('the canvas page in Chromium', () => {
   it('fetches images through the network guard: a private host shows only when allowed', async () => {
     const html = await pageOf({ components: [{ id: 'photo', type: 'IMAGE', x: 0, y: 0, width: 50, height: 50, src: imageUrl }] });
     const capture = async (allowedPrivateHosts: string[]) => {
-      const hostPolicy = createHostPolicy({ allowedPrivateHosts });
-      const engine = createChromiumRenderEngine({ pool, hostPolicy, loadTimeoutMs: 5_000 });
-      const file = await engine.render({ html, ...page, scaleFactor: 1, waitTime: 0 }, { format: 'png', quality: 100, crop: null });
-      return rgbAt(file.content, 25, 25);
+      // The guard is set up once per page by the pool, so each policy has a pool of its own.
+      const guarded = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger: pino({ level: 'silent' }), preparePage: prepareRenderPage(createHostPolicy({ allowedPrivateHosts })) });
+      try {
+        const engine = createChromiumRenderEngine({ pool: guarded, loadTimeoutMs: 5_000, captureTimeoutMs: 5_000 });
+        const file = await engine.render({ html, ...page, scaleFactor: 1, waitTime: 0 }, { tenant: 'org-canvas', format: 'png', quality: 100, crop: null });
+        return rgbAt(file.content, 25, 25);
+      } finally {
+        await guarded.close();
+      }
     };
     expect(await capture([])).toEqual(WHITE);
     expect(await capture(['127.0.0.1'])).toEqual([128, 128, 0]);

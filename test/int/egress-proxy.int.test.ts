@@ -62,7 +62,7 @@ describe('egress proxy in front of Chromium', () => {
         },
         `${host}:${port}`,
       );
-    });
+    }, { tenant: 'org-egress', deadlineMs: 20_000 });
 
   it('lets a page reach an allowed host through the proxy', async () => {
     const before = allowed.connections();

@@ -91,7 +91,7 @@ afterAll(async () => {
 describe('video rendering on a virtual clock (Chromium + ffmpeg)', () => {
   it('encodes H.264 yuv420p mp4 with faststart, every frame, the exact duration', async () => {
     const progress: VideoProgress[] = [];
-    const video = await renderer(1).render(fixture({ fps: 30, durationMs: 1000 }), { format: 'mp4', quality: 80, crop: null }, {
+    const video = await renderer(1).render(fixture({ fps: 30, durationMs: 1000 }), { tenant: 'org-video', format: 'mp4', quality: 80, crop: null }, {
       onProgress: (update) => progress.push(update),
     });
     expect(video).toMatchObject({ contentType: 'video/mp4', width: 320, height: 120, frames: 30 });
@@ -108,7 +108,7 @@ describe('video rendering on a virtual clock (Chromium + ffmpeg)', () => {
   });
 
   it('encodes VP9 webm at 24 fps with every frame', async () => {
-    const video = await renderer(1).render(fixture({ fps: 24, durationMs: 1500 }), { format: 'webm', quality: 80, crop: null });
+    const video = await renderer(1).render(fixture({ fps: 24, durationMs: 1500 }), { tenant: 'org-video', format: 'webm', quality: 80, crop: null });
     expect(video).toMatchObject({ contentType: 'video/webm', frames: 36 });
     const probed = await probeVideoFile(await saved(video.content, 'b.webm'));
     expect(probed).toMatchObject({ codec: 'vp9', pixelFormat: 'yuv420p', width: 320, height: 120, frames: 36 });
@@ -122,7 +122,7 @@ describe('video rendering on a virtual clock (Chromium + ffmpeg)', () => {
     const fps = 25;
     const durationMs = 2000;
     const width = 320;
-    const video = await renderer(pages).render(fixture({ fps, durationMs, width }), { format, quality: 80, crop: null });
+    const video = await renderer(pages).render(fixture({ fps, durationMs, width }), { tenant: 'org-video', format, quality: 80, crop: null });
     const frames = await decodeVideoFrames(await saved(video.content, `c.${format}`), width, 120);
     expect(frames.map((frame) => frameNumberOf(frame, width))).toEqual(Array.from({ length: 50 }, (_, index) => index));
     // The CSS animation follows the same clock: at frame i the box has slid i/50 of the way.
@@ -133,15 +133,15 @@ describe('video rendering on a virtual clock (Chromium + ffmpeg)', () => {
   });
 
   it('pads odd sizes to even ones and crops from the top-left corner', async () => {
-    const odd = await renderer(1).render(fixture({ width: 161, height: 99, durationMs: 1000 }), { format: 'mp4', quality: 60, crop: null });
+    const odd = await renderer(1).render(fixture({ width: 161, height: 99, durationMs: 1000 }), { tenant: 'org-video', format: 'mp4', quality: 60, crop: null });
     expect(odd).toMatchObject({ width: 162, height: 100 });
-    const cropped = await renderer(1).render(fixture({ durationMs: 1000 }), { format: 'webm', quality: 60, crop: { width: 200, height: 60 } });
+    const cropped = await renderer(1).render(fixture({ durationMs: 1000 }), { tenant: 'org-video', format: 'webm', quality: 60, crop: { width: 200, height: 60 } });
     expect(cropped).toMatchObject({ width: 200, height: 60 });
     expect(await probeVideoFile(await saved(cropped.content, 'd.webm'))).toMatchObject({ width: 200, height: 60, frames: 30 });
   });
 
   it('fails with a validation error when the animation throws, and frees its pages and files', async () => {
-    const failure = renderer(2).render(fixture({ throwAfterMs: 500 }), { format: 'mp4', quality: 80, crop: null });
+    const failure = renderer(2).render(fixture({ throwAfterMs: 500 }), { tenant: 'org-video', format: 'mp4', quality: 80, crop: null });
     // Two pages pose frames 16 and 17 side by side; either may be the first to report its failure.
     await expect(failure).rejects.toThrow(/animation failed at (533\.3|566\.7) ms: Error: broken animation/);
     await expect(failure).rejects.toBeInstanceOf(DomainError);
@@ -152,7 +152,7 @@ describe('video rendering on a virtual clock (Chromium + ffmpeg)', () => {
 
   it('stops when its signal aborts', async () => {
     const abort = new AbortController();
-    const failure = renderer(1).render(fixture({ durationMs: 10_000 }), { format: 'mp4', quality: 80, crop: null }, {
+    const failure = renderer(1).render(fixture({ durationMs: 10_000 }), { tenant: 'org-video', format: 'mp4', quality: 80, crop: null }, {
       signal: abort.signal,
       onProgress: ({ framesCaptured }) => {
         if (framesCaptured === 5) abort.abort(new Error('cancelled by the test'));

@@ -1,0 +1,185 @@
+import { PoolUnavailableError } from './pool-errors.js';
+
+export interface AdmissionQueueOptions {
+  /** Renders running at once. */
+  readonly capacity: number;
+  /** Renders waiting at once, all organizations together; one more is refused at once. */
+  readonly maxQueued: number;
+  /** Renders one organization may have waiting; its next one is refused, the others' are not. */
+  readonly maxQueuedPerTenant: number;
+  /**
+   * Renders one organization may run at once. Below capacity, some room always stays for the
+   * others, so a flood of slow (or hostile) renders of one organization cannot take every slot.
+   */
+  readonly maxRunningPerTenant: number;
+  /** How long a render waits for a slot before it is refused. */
+  readonly queueTimeoutMs: number;
+  /** Seeds the Retry-After estimate until renders have been timed. */
+  readonly initialRenderMs?: number;
+}
+
+export interface AdmitOptions {
+  readonly signal?: AbortSignal;
+  /** Overrides queueTimeoutMs for this render; 0 refuses at once when no slot is free. */
+  readonly queueTimeoutMs?: number;
+}
+
+/** A slot held by one render; releasing it twice is harmless. */
+export interface Admission {
+  release(): void;
+}
+
+export interface AdmissionStats {
+  readonly running: number;
+  readonly queued: number;
+  readonly capacity: number;
+  readonly maxQueued: number;
+  readonly rejected: number;
+  readonly tenantsWaiting: number;
+}
+
+export interface AdmissionQueue {
+  /** Resolves with a slot, in turn across organizations; rejects with PoolUnavailableError when refused. */
+  admit(tenant: string, options?: AdmitOptions): Promise<Admission>;
+  /** Seconds after which asking again is worth it, from the work ahead and the observed render time. */
+  retryAfterSeconds(): number;
+  /** Feeds the Retry-After estimate. */
+  recordRenderTime(ms: number): void;
+  stats(): AdmissionStats;
+  /** Refuses everything waiting and everything asked from now on. */
+  close(reason: Error): void;
+}
+
+interface Waiter {
+  readonly tenant: string;
+  readonly grant: (admission: Admission) => void;
+  readonly refuse: (error: unknown) => void;
+  readonly cleanup: () => void;
+}
+
+/**
+ * Fair, bounded admission to the browser pool: each organization has its own line, and a freed
+ * slot goes to the next organization in turn (round robin), not to whoever queued first. Pure
+ * bookkeeping with timers, so it is tested without Chromium.
+ */
+export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQueue => {
+  const { capacity, maxQueued, maxQueuedPerTenant, maxRunningPerTenant, queueTimeoutMs } = options;
+  /** Insertion order is the round-robin order: a served tenant goes to the back. */
+  const lines = new Map<string, Waiter[]>();
+  const runningBy = new Map<string, number>();
+  let running = 0;
+  let queued = 0;
+  let rejected = 0;
+  let closedWith: Error | undefined;
+  let averageRenderMs = options.initialRenderMs ?? 1_000;
+
+  const runningOf = (tenant: string) => runningBy.get(tenant) ?? 0;
+  const mayRun = (tenant: string) => running < capacity && runningOf(tenant) < maxRunningPerTenant;
+
+  const retryAfterSeconds = () => Math.max(1, Math.ceil((((queued + running) / capacity) * averageRenderMs) / 1_000));
+
+  const refusal = (message: string) => {
+    rejected++;
+    return new PoolUnavailableError(message, retryAfterSeconds());
+  };
+
+  const grantTo = (tenant: string): Admission => {
+    running++;
+    runningBy.set(tenant, runningOf(tenant) + 1);
+    let released = false;
+    return {
+      release() {
+        if (released) return;
+        released = true;
+        running--;
+        const left = runningOf(tenant) - 1;
+        if (left === 0) runningBy.delete(tenant);
+        else runningBy.set(tenant, left);
+        dispatch();
+      },
+    };
+  };
+
+  const removeWaiter = (waiter: Waiter): boolean => {
+    const line = lines.get(waiter.tenant);
+    const index = line?.indexOf(waiter) ?? -1;
+    if (!line || index < 0) return false;
+    line.splice(index, 1);
+    if (line.length === 0) lines.delete(waiter.tenant);
+    queued--;
+    waiter.cleanup();
+    return true;
+  };
+
+  function dispatch(): void {
+    for (const [tenant, line] of lines) {
+      if (running >= capacity) return;
+      if (!mayRun(tenant)) continue;
+      const waiter = line[0];
+      if (!waiter) continue;
+      removeWaiter(waiter);
+      // To the back of the round: the next free slot goes to another organization first.
+      const rest = lines.get(tenant);
+      if (rest) {
+        lines.delete(tenant);
+        lines.set(tenant, rest);
+      }
+      waiter.grant(grantTo(tenant));
+      dispatch();
+      return;
+    }
+  }
+
+  const admit = (tenant: string, admitOptions: AdmitOptions = {}): Promise<Admission> => {
+    if (closedWith) return Promise.reject(new PoolUnavailableError(closedWith.message, 5));
+    admitOptions.signal?.throwIfAborted();
+    const waitMs = admitOptions.queueTimeoutMs ?? queueTimeoutMs;
+    const ownLine = lines.get(tenant);
+    if (!ownLine && mayRun(tenant)) return Promise.resolve(grantTo(tenant));
+    if (waitMs <= 0) return Promise.reject(refusal(`rendering is at capacity (${running} of ${capacity} running)`));
+    if (queued >= maxQueued) return Promise.reject(refusal(`rendering is at capacity (${running} running, ${queued} queued)`));
+    if ((ownLine?.length ?? 0) >= maxQueuedPerTenant) {
+      return Promise.reject(refusal(`this organization already has ${maxQueuedPerTenant} renders waiting; retry shortly`));
+    }
+    return new Promise<Admission>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (removeWaiter(waiter)) reject(refusal(`no render slot became free within ${waitMs} ms`));
+      }, waitMs);
+      const onAbort = () => {
+        if (removeWaiter(waiter)) reject(admitOptions.signal?.reason);
+      };
+      admitOptions.signal?.addEventListener('abort', onAbort, { once: true });
+      const waiter: Waiter = {
+        tenant,
+        grant: resolve,
+        refuse: reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          admitOptions.signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      const line = lines.get(tenant) ?? [];
+      line.push(waiter);
+      lines.set(tenant, line);
+      queued++;
+    });
+  };
+
+  return {
+    admit,
+    retryAfterSeconds,
+    recordRenderTime(ms: number) {
+      averageRenderMs = averageRenderMs * 0.9 + ms * 0.1;
+    },
+    stats: () => ({ running, queued, capacity, maxQueued, rejected, tenantsWaiting: lines.size }),
+    close(reason: Error) {
+      closedWith = reason;
+      for (const line of [...lines.values()]) {
+        for (const waiter of [...line]) {
+          removeWaiter(waiter);
+          waiter.refuse(new PoolUnavailableError(reason.message, 5));
+        }
+      }
+    },
+  };
+};

@@ -1,0 +1,261 @@
+import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
+import type { Logger } from 'pino';
+import { validationError } from '../../domain/shared/errors.js';
+import { BrowserCrashedError, RenderDeadlineError } from './pool-errors.js';
+
+/**
+ * One Chromium process and its warm pages. A page lives in a browser context of its own, bound to
+ * one organization for its whole life: it is reused for that organization's later renders (its
+ * renderer process stays up, which is most of what a render costs when started cold) and never
+ * handed to another. The slot also enforces each render's deadline, whatever state Chromium is in.
+ */
+
+export interface BrowserSlotOptions {
+  readonly id: number;
+  readonly executablePath: string;
+  readonly args: readonly string[];
+  /** Warm pages kept per browser, busy and idle together; the least recently used idle one goes first. */
+  readonly maxPages: number;
+  /** A page is replaced after this many renders, which bounds what a long-lived document can accumulate. */
+  readonly maxUsesPerPage: number;
+  /** Per-page setup every render needs (network guard, dialogs, popups), done once per page. */
+  readonly preparePage?: (page: Page) => Promise<void>;
+  /** Called once when Chromium dies or is killed; the pool replaces the slot. */
+  readonly onCrash: (slot: BrowserSlot) => void;
+  readonly logger: Logger;
+}
+
+export interface RunOptions {
+  /** The organization the render is for: its pages are its own. */
+  readonly tenant: string;
+  /** Hard bound on the render once it has its page; past it the render fails and its page is torn down. */
+  readonly deadlineMs: number;
+  /**
+   * Called once the page is back in the idle set or gone, which may be after the render answered:
+   * tidying the page is not the caller's wait, but the render's slot stays taken until then.
+   */
+  readonly onSettled?: () => void;
+}
+
+/** The render's view of its page: the puppeteer page, and a CDP session for single-round-trip calls. */
+export interface RenderPage {
+  readonly page: Page;
+  readonly cdp: CDPSession;
+}
+
+export interface BrowserSlot {
+  readonly id: number;
+  readonly pid: number | undefined;
+  /** Renders this browser has started. */
+  readonly renders: number;
+  readonly busy: number;
+  /** True once Chromium died or was killed. */
+  readonly crashed: boolean;
+  /** An idle warm page for this tenant is ready, so a render would not pay for a new one. */
+  hasIdlePageFor(tenant: string): boolean;
+  run<T>(fn: (target: RenderPage) => Promise<T>, options: RunOptions): Promise<T>;
+  /** Settles once no render runs on this browser. */
+  idle(): Promise<void>;
+  /** Closes Chromium, killing it when it does not close in time. */
+  close(): Promise<void>;
+}
+
+interface Lane {
+  readonly tenant: string;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly cdp: CDPSession;
+  /** Rejects when the page's renderer crashes (out of memory, say). */
+  readonly crashed: Promise<never>;
+  uses: number;
+  lastUsed: number;
+}
+
+/** Long enough for a healthy Chromium, short enough that a wedged one frees its slot within seconds. */
+const TEARDOWN_TIMEOUT_MS = 3_000;
+const BROWSER_CLOSE_TIMEOUT_MS = 5_000;
+/** Returning a page to about:blank stops whatever the last document still runs (timers, animation frames). */
+const BLANK_TIMEOUT_MS = 2_000;
+
+const TIMED_OUT = Symbol('timed out');
+
+/** Settles like work, or with TIMED_OUT after ms; the timer never outlives the work. */
+export const within = async <T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> => {
+  let timer: NodeJS.Timeout | undefined;
+  work.catch(() => {});
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<BrowserSlot> => {
+  const { id, logger } = options;
+  const browser: Browser = await puppeteer.launch({
+    executablePath: options.executablePath,
+    headless: true,
+    // Over a pipe Chromium exits when this process dies, however it dies.
+    pipe: true,
+    args: [...options.args],
+    // The pool owns shutdown; puppeteer's own signal handlers would exit the process under it.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+  const pid = browser.process()?.pid;
+  const idleLanes: Lane[] = [];
+  let lanes = 0;
+  let busy = 0;
+  let renders = 0;
+  let crashed = false;
+  let closing = false;
+  const idleWaiters: (() => void)[] = [];
+  let markCrashed: (error: Error) => void = () => {};
+  const crash = new Promise<never>((_, reject) => {
+    markCrashed = reject;
+  });
+  crash.catch(() => {});
+
+  const kill = (why: string) => {
+    if (crashed) return;
+    logger.error({ browser: id, pid }, `${why}; killing Chromium`);
+    browser.process()?.kill('SIGKILL');
+  };
+
+  browser.once('disconnected', () => {
+    if (closing) return;
+    crashed = true;
+    logger.error({ browser: id, pid, busy }, 'Chromium disconnected unexpectedly; replacing it');
+    markCrashed(new BrowserCrashedError(`Chromium (pid ${pid ?? 'unknown'}) crashed during the render; retry it`));
+    browser.process()?.kill('SIGKILL');
+    options.onCrash(slot);
+  });
+
+  const newLane = async (tenant: string): Promise<Lane> => {
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      const cdp = await page.createCDPSession();
+      await options.preparePage?.(page);
+      const crashed = new Promise<never>((_, reject) => {
+        page.once('error', (error) => reject(validationError(`The page crashed while rendering (${error.message}); it may use too much memory`)));
+      });
+      crashed.catch(() => {});
+      return { tenant, context, page, cdp, crashed, uses: 0, lastUsed: 0 };
+    } catch (error) {
+      await within(context.close(), TEARDOWN_TIMEOUT_MS).catch(() => {});
+      throw error;
+    }
+  };
+
+  /** Closes a page's context; a browser that cannot even do that is wedged, and is killed. */
+  const discard = async (lane: Lane): Promise<void> => {
+    lanes--;
+    if (crashed) return;
+    const closed = await within(lane.context.close(), TEARDOWN_TIMEOUT_MS).catch(() => undefined);
+    if (closed === TIMED_OUT) kill('Chromium did not close a page in time');
+  };
+
+  /** Keeps the warm pages within maxPages, dropping the least recently used idle ones. */
+  const makeRoom = async () => {
+    while (lanes >= options.maxPages && idleLanes.length > 0) {
+      idleLanes.sort((a, b) => a.lastUsed - b.lastUsed);
+      const oldest = idleLanes.shift() as Lane;
+      await discard(oldest);
+    }
+  };
+
+  const takeLane = async (tenant: string): Promise<Lane> => {
+    const index = idleLanes.findLastIndex((lane) => lane.tenant === tenant);
+    if (index >= 0) return idleLanes.splice(index, 1)[0] as Lane;
+    await makeRoom();
+    lanes++;
+    try {
+      return await newLane(tenant);
+    } catch (error) {
+      lanes--;
+      throw error;
+    }
+  };
+
+  /** A page goes back to the idle set only when it is healthy and blank; otherwise it is discarded. */
+  const giveBack = async (lane: Lane, reusable: boolean) => {
+    lane.uses++;
+    lane.lastUsed = performance.now();
+    if (!reusable || closing || crashed || lane.uses >= options.maxUsesPerPage) return discard(lane);
+    const blanked = await within(lane.page.goto('about:blank'), BLANK_TIMEOUT_MS).catch(() => TIMED_OUT);
+    if (blanked === TIMED_OUT) return discard(lane);
+    idleLanes.push(lane);
+  };
+
+  /**
+   * Past the deadline the page's script is interrupted (that works even while it spins in a loop)
+   * and its context closed; giveBack kills the whole browser if even that hangs.
+   */
+  const interrupt = async (lane: Lane) => {
+    await within(lane.cdp.send('Runtime.terminateExecution'), TEARDOWN_TIMEOUT_MS).catch(() => undefined);
+  };
+
+  const run = async <T>(fn: (target: RenderPage) => Promise<T>, runOptions: RunOptions): Promise<T> => {
+    if (crashed || closing) throw new BrowserCrashedError(`Chromium (pid ${pid ?? 'unknown'}) is gone; retry the render`);
+    busy++;
+    renders++;
+    let lane: Lane | undefined;
+    let reusable = false;
+    try {
+      lane = await Promise.race([takeLane(runOptions.tenant), crash]);
+      const work = fn({ page: lane.page, cdp: lane.cdp });
+      const outcome = await within(Promise.race([work, lane.crashed, crash]), runOptions.deadlineMs);
+      if (outcome === TIMED_OUT) {
+        await interrupt(lane);
+        throw new RenderDeadlineError(runOptions.deadlineMs);
+      }
+      reusable = true;
+      return outcome;
+    } catch (error) {
+      if (crashed && !(error instanceof BrowserCrashedError)) {
+        throw new BrowserCrashedError(`Chromium (pid ${pid ?? 'unknown'}) crashed during the render; retry it`, { cause: error });
+      }
+      throw error;
+    } finally {
+      const finishing = lane ? giveBack(lane, reusable) : Promise.resolve();
+      void finishing
+        .catch((error: unknown) => logger.warn({ err: error, browser: id }, 'could not tidy a page after a render'))
+        .finally(() => {
+          busy--;
+          if (busy === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+          runOptions.onSettled?.();
+        });
+    }
+  };
+
+  const slot: BrowserSlot = {
+    id,
+    pid,
+    get renders() {
+      return renders;
+    },
+    get busy() {
+      return busy;
+    },
+    get crashed() {
+      return crashed;
+    },
+    hasIdlePageFor: (tenant) => idleLanes.some((lane) => lane.tenant === tenant),
+    run,
+    idle: () => (busy === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    async close() {
+      if (closing) return;
+      closing = true;
+      const closed = await within(browser.close(), BROWSER_CLOSE_TIMEOUT_MS).catch(() => TIMED_OUT);
+      if (closed === TIMED_OUT) browser.process()?.kill('SIGKILL');
+      logger.info({ browser: id, pid, renders }, 'Chromium closed');
+    },
+  };
+  logger.info({ browser: id, pid }, 'Chromium started');
+  return slot;
+};

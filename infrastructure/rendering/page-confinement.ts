@@ -1,0 +1,24 @@
+import type { Page } from 'puppeteer-core';
+import type { HostPolicy } from './network-guard.js';
+import { serveTemplateDocuments } from './template-document.js';
+
+/**
+ * Someone else's page must not get out of the page the network guard watches: popups would be
+ * pages of their own, service workers fetch beside the page's interception, and a dialog (alert,
+ * confirm, print) would stall the page until someone answers it. Once per page, before any render.
+ */
+export const confinePage = async (page: Page): Promise<void> => {
+  page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
+  page.on('popup', (popup) => void popup?.close().catch(() => {}));
+  await page.setBypassServiceWorker(true);
+  await page.evaluateOnNewDocument('window.open = () => null; window.print = () => undefined;');
+};
+
+/** Everything a pool page needs once, in order: its documents are served before the guard refuses `.invalid`. */
+export const prepareRenderPage =
+  (hostPolicy: HostPolicy) =>
+  async (page: Page): Promise<void> => {
+    serveTemplateDocuments(page);
+    await confinePage(page);
+    await hostPolicy.guardPage(page);
+  };
