@@ -11,6 +11,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { EventEnvelope, EventMetadata, RecordedEvent } from '../../domain/shared/events.js';
 import type { EventSchemaRegistry } from '../event-schemas/event-schema-registry.js';
 import { chainEvents } from './event-chain.js';
+import { createGroupCommit, type ItemOutcome } from './group-commit.js';
 
 /** The subset of a pino (or console) logger this adapter uses. */
 export interface PostgresEventStoreLogger {
@@ -25,9 +26,11 @@ export interface PostgresEventStoreOptions {
   readonly schemas?: EventSchemaRegistry;
 }
 
-/** Key of the transaction-level advisory lock every append and the schema setup take. */
+/** Key of the transaction-level advisory lock every appending transaction and the schema setup take. */
 const APPEND_LOCK_KEY = 7_411_902_365;
 const APPENDED_CHANNEL = 'event_store_appended';
+/** Bounds one commit's insert (and the time the lock is held); a larger burst goes in several commits. */
+const MAX_EVENTS_PER_COMMIT = 1_000;
 const SUBSCRIPTION_PAGE_SIZE = 500;
 /** Re-read although no notification arrived, in case one was lost while the listener reconnected. */
 const SAFETY_REREAD_MS = 5_000;
@@ -62,6 +65,106 @@ const wrongExpectedRevision = (streamName: string, expected: ExpectedRevision, c
       `found ${current === null ? 'no stream' : `revision ${current}`}`,
   );
 
+const expectationHolds = (expected: ExpectedRevision, current: number | null) =>
+  expected === 'any' || (expected === 'no-stream' ? current === null : current === expected);
+
+/** A unique violation means another writer took the revision first (one that did not take the append lock). */
+const asConflict = (error: unknown, streamName: string) =>
+  (error as { code?: string }).code === '23505'
+    ? new DomainError('conflict', `stream ${streamName}: a concurrent append took the expected revision`)
+    : error;
+
+interface PendingAppend {
+  readonly streamName: string;
+  readonly events: readonly EventEnvelope[];
+  readonly expected: ExpectedRevision;
+}
+
+interface WrittenBatch {
+  readonly outcomes: ItemOutcome<AppendResult>[];
+  /** Position of the batch's last inserted event; null when it inserted none. */
+  readonly lastPosition: number | null;
+}
+
+/** Each stream's last event: where its next append continues the revisions and the hash chain. */
+const HEADS_QUERY = `
+  select s.stream_name, e.revision, e.position, e.hash
+  from unnest($1::text[]) as s(stream_name)
+  cross join lateral (
+    select revision, position, metadata->>'hash' as hash from events
+    where events.stream_name = s.stream_name order by revision desc limit 1
+  ) e`;
+
+/** Rows go in as arrays, so the statement text is always the same and is prepared once per connection. */
+const INSERT_QUERY = `
+  insert into events (stream_name, revision, type, data, metadata)
+  select * from unnest($1::text[], $2::integer[], $3::text[], $4::jsonb[], $5::jsonb[])
+  returning stream_name, revision, position`;
+
+const rowKey = (streamName: string, revision: number) => `${revision}:${streamName}`;
+
+/**
+ * Checks every append of a batch against its own expected revision, in submission order, each
+ * seeing the streams as the appends before it in the batch left them; those that hold are written
+ * with one insert, chained to their stream's last hash. Runs inside the transaction holding the lock.
+ */
+const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppend[]): Promise<WrittenBatch> => {
+  const streamNames = [...new Set(appends.map((append) => append.streamName))];
+  const found = await client.query<{ stream_name: string; revision: number; position: string; hash: string | null }>({
+    name: 'event-store-heads',
+    text: HEADS_QUERY,
+    values: [streamNames],
+  });
+  const heads = new Map<string, { revision: number; hash: string | null }>();
+  const positions = new Map<string, number>();
+  for (const head of found.rows) {
+    heads.set(head.stream_name, { revision: head.revision, hash: head.hash });
+    positions.set(rowKey(head.stream_name, head.revision), Number(head.position));
+  }
+
+  const columns = { streams: [] as string[], revisions: [] as number[], types: [] as string[], data: [] as string[], metadata: [] as string[] };
+  const decided = appends.map(({ streamName, events, expected }) => {
+    const head = heads.get(streamName) ?? null;
+    const current = head?.revision ?? null;
+    if (!expectationHolds(expected, current)) return { ok: false as const, error: wrongExpectedRevision(streamName, expected, current) };
+    if (events.length === 0) return { ok: true as const, streamName, lastRevision: current };
+    const firstRevision = (current ?? -1) + 1;
+    const chained = chainEvents(streamName, firstRevision, head?.hash ?? null, events);
+    chained.forEach((event, index) => {
+      columns.streams.push(streamName);
+      columns.revisions.push(firstRevision + index);
+      columns.types.push(event.type);
+      columns.data.push(JSON.stringify(event.data));
+      columns.metadata.push(JSON.stringify(event.metadata));
+    });
+    const lastRevision = firstRevision + chained.length - 1;
+    heads.set(streamName, { revision: lastRevision, hash: chained.at(-1)?.metadata.hash ?? null });
+    return { ok: true as const, streamName, lastRevision };
+  });
+
+  let lastPosition: number | null = null;
+  if (columns.streams.length > 0) {
+    const inserted = await client.query<{ stream_name: string; revision: number; position: string }>({
+      name: 'event-store-insert',
+      text: INSERT_QUERY,
+      values: [columns.streams, columns.revisions, columns.types, columns.data, columns.metadata],
+    });
+    for (const row of inserted.rows) {
+      const position = Number(row.position);
+      positions.set(rowKey(row.stream_name, row.revision), position);
+      lastPosition = Math.max(lastPosition ?? position, position);
+    }
+  }
+
+  const outcomes = decided.map((decision): ItemOutcome<AppendResult> => {
+    if (!decision.ok) return decision;
+    const { streamName, lastRevision } = decision;
+    const position = lastRevision === null ? -1 : (positions.get(rowKey(streamName, lastRevision)) ?? -1);
+    return { ok: true, value: { nextExpectedRevision: lastRevision ?? -1, position } };
+  });
+  return { outcomes, lastPosition };
+};
+
 export async function createPostgresEventStore({ connectionString, logger, schemas }: PostgresEventStoreOptions): Promise<EventStore> {
   const pool = new pg.Pool({ connectionString, max: 10 });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
@@ -89,58 +192,53 @@ export async function createPostgresEventStore({ connectionString, logger, schem
 
   const subscriptions = new Set<Subscription>();
 
+  const commitAppends = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
+    const client = await pool.connect();
+    let written: WrittenBatch;
+    try {
+      // One lock for the whole batch. Positions come from a sequence, allocated at insert time but
+      // visible only at commit: two transactions appending at once could commit positions out of
+      // order (11 before 10), and a subscriber that already read past 11 would never see 10. One
+      // writing transaction at a time (across processes too) makes commit order equal position order.
+      await client.query(`begin; select pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
+      written = await writeAppends(client, appends);
+    } catch (error) {
+      const rolledBack = await client.query('rollback').then(
+        () => true,
+        () => false,
+      );
+      // A connection that cannot even roll back is broken: it is dropped, not returned to the pool.
+      client.release(!rolledBack);
+      if (appends.length === 1) return [{ ok: false, error: asConflict(error, appends[0]?.streamName ?? '') }];
+      // Something the database refused (a value jsonb cannot hold, a writer outside this lock) must
+      // fail only its own append: retried one by one, each append meets its own fate.
+      const alone: ItemOutcome<AppendResult>[] = [];
+      for (const append of appends) alone.push(...(await commitAppends([append])));
+      return alone;
+    }
+    try {
+      // Delivered to listeners when (and only if) the transaction commits; one round trip for both.
+      const notify = written.lastPosition === null ? '' : `select pg_notify('${APPENDED_CHANNEL}', '${written.lastPosition}'); `;
+      await client.query(`${notify}commit`);
+    } catch (error) {
+      // Whether a failed commit took effect is unknown: no append is retried, each caller is told.
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    }
+    client.release();
+    return written.outcomes;
+  };
+
+  const groupCommit = createGroupCommit(commitAppends, { maxWeight: MAX_EVENTS_PER_COMMIT, weightOf: (append) => append.events.length });
+
   async function append(
     streamName: string,
     events: readonly EventEnvelope[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
-    // Checked before taking the append lock: a bad event fails without holding up other writers.
+    // Checked before queueing: a bad event fails alone, without holding up other writers.
     const prepared = schemas ? events.map((event) => schemas.prepare(event)) : events;
-    try {
-      return await withTransaction(pool, async (client) => {
-        // Positions come from a sequence, allocated at insert time but visible only at commit. Two
-        // concurrent appenders could commit positions out of order (11 before 10), and a subscriber
-        // that already read past 11 would never see 10. One append at a time makes commit order
-        // equal position order; the lock is released only after the commit is visible.
-        await client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK_KEY]);
-        const last = await client.query<{ revision: number; position: string; hash: string | null }>(
-          "select revision, position, metadata->>'hash' as hash from events where stream_name = $1 order by revision desc limit 1",
-          [streamName],
-        );
-        const current = last.rows[0] ?? null;
-        const currentRevision = current?.revision ?? null;
-        if (
-          (expected === 'no-stream' && currentRevision !== null) ||
-          (typeof expected === 'number' && currentRevision !== expected)
-        ) {
-          throw wrongExpectedRevision(streamName, expected, currentRevision);
-        }
-        if (prepared.length === 0) {
-          return { nextExpectedRevision: currentRevision ?? -1, position: Number(current?.position ?? -1) };
-        }
-
-        const firstRevision = (currentRevision ?? -1) + 1;
-        const values: unknown[] = [streamName];
-        const rows = chainEvents(streamName, firstRevision, current?.hash ?? null, prepared).map((event, index) => {
-          values.push(firstRevision + index, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
-          const p = values.length;
-          return `($1, $${p - 3}, $${p - 2}, $${p - 1}::jsonb, $${p}::jsonb)`;
-        });
-        const inserted = await client.query<{ position: string }>(
-          `insert into events (stream_name, revision, type, data, metadata) values ${rows.join(', ')} returning position`,
-          values,
-        );
-        const lastPosition = inserted.rows.at(-1)?.position ?? '-1';
-        // Delivered to listeners when (and only if) this transaction commits.
-        await client.query('select pg_notify($1, $2)', [APPENDED_CHANNEL, lastPosition]);
-        return { nextExpectedRevision: firstRevision + prepared.length - 1, position: Number(lastPosition) };
-      });
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505') {
-        throw new DomainError('conflict', `stream ${streamName}: a concurrent append took the expected revision`);
-      }
-      throw error;
-    }
+    return groupCommit.submit({ streamName, events: prepared, expected });
   }
 
   const toCurrent = (row: EventRow) => (schemas ? schemas.upcast(toRecordedEvent(row)) : toRecordedEvent(row));

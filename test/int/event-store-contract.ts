@@ -322,6 +322,85 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       expect(positions(received.filter((event) => event.position <= last))).toEqual(positions(logged));
     });
 
+    it('commits many concurrent appends to distinct streams, each once, none lost', async () => {
+      const before = await mark();
+      const results = await Promise.all(
+        Array.from({ length: 120 }, (_, index) =>
+          store.append(stream(`burst-${index}`), [envelope('Burst', { index }), envelope('BurstMore', { index })], 'no-stream'),
+        ),
+      );
+      const last = await mark();
+
+      expect(results.every((result) => result.nextExpectedRevision === 1)).toBe(true);
+      const logged = ours(await readAllUpTo(before, last)).filter((event) => event.type.startsWith('Burst'));
+      expect(logged).toHaveLength(240);
+      expectStrictlyIncreasing(positions(logged));
+      // Each append's reported position is that of its own last event, and its events are adjacent in its stream.
+      results.forEach((result, index) => {
+        const own = logged.filter((event) => event.streamName === stream(`burst-${index}`));
+        expect(own.map((event) => [event.revision, event.type])).toEqual([
+          [0, 'Burst'],
+          [1, 'BurstMore'],
+        ]);
+        expect(own.at(-1)?.position).toBe(result.position);
+      });
+    });
+
+    it('fails only the appends whose expected revision does not hold when many arrive at once', async () => {
+      await store.append(stream('stale'), [envelope('S0')], 'no-stream');
+
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, index) =>
+          index % 2 === 0
+            ? store.append(stream(`fresh-${index}`), [envelope('Fresh')], 'no-stream')
+            : store.append(stream('stale'), [envelope(`Stale${index}`)], 5),
+        ),
+      );
+
+      outcomes.forEach((outcome, index) => {
+        if (index % 2 === 0) expect(outcome.status).toBe('fulfilled');
+        else expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'conflict' } });
+      });
+      expect((await store.readStream(stream('stale'))).map((event) => event.type)).toEqual(['S0']);
+      for (let index = 0; index < 60; index += 2) expect(await store.readStream(stream(`fresh-${index}`))).toHaveLength(1);
+    });
+
+    it('lets exactly one of many writers win each revision of one stream, with no gaps and a whole chain', async () => {
+      const before = await mark();
+      const writers = 12;
+      const perWriter = 5;
+      let conflicts = 0;
+      const winsAt = new Map<number, number>();
+      /** Appends `perWriter` events, each time at the revision it last read, re-reading after every conflict. */
+      const writer = async (id: number) => {
+        for (let written = 0; written < perWriter; ) {
+          const head = (await store.readStream(stream('contest'))).at(-1)?.revision ?? null;
+          try {
+            const result = await store.append(stream('contest'), [envelope('Won', { id, written })], head ?? 'no-stream');
+            winsAt.set(result.nextExpectedRevision, (winsAt.get(result.nextExpectedRevision) ?? 0) + 1);
+            written += 1;
+          } catch (error) {
+            expect(error).toMatchObject({ code: 'conflict' });
+            conflicts += 1;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: writers }, (_, id) => writer(id)));
+      const last = await mark();
+
+      const contest = await store.readStream(stream('contest'));
+      expect(contest.map((event) => event.revision)).toEqual(Array.from({ length: writers * perWriter }, (_, revision) => revision));
+      expect([...winsAt.values()].every((wins) => wins === 1)).toBe(true);
+      expect(conflicts).toBeGreaterThan(0);
+      for (let id = 0; id < writers; id += 1) {
+        expect(contest.filter((event) => (event.data as { id: number }).id === id)).toHaveLength(perWriter);
+      }
+      const checker = createChainChecker();
+      expect(contest.map((event) => checker.check(event))).toEqual(contest.map(() => null));
+      expectStrictlyIncreasing(positions(contest));
+      expect(ours(await readAllUpTo(before, last)).filter((event) => event.type === 'Won')).toHaveLength(writers * perWriter);
+    });
+
     it('round-trips data and metadata intact', async () => {
       const data = {
         text: 'Grüße, 世界 — "quoted" \\ back\nslash',

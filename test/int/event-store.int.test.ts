@@ -1,3 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../application/ports/event-store.js';
+import type { EventEnvelope } from '../../domain/shared/events.js';
 import { createEventStoreDbEventStore } from '../../infrastructure/event-store/eventstoredb-event-store.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
 import { createTestDatabase } from '../support/database.js';
@@ -14,3 +20,63 @@ if (eventStoreUrl) {
 } else {
   console.info('EventStoreDB contract run skipped: EVENTSTORE_URL is unset (set it, e.g. esdb://localhost:2113?tls=false, to run it)');
 }
+
+describe('PostgreSQL event store: group commit', () => {
+  let store: EventStore;
+  let sql: pg.Client;
+
+  beforeAll(async () => {
+    const url = await (databaseUrl ??= createTestDatabase());
+    store = await createPostgresEventStore({ connectionString: url });
+    sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+  });
+
+  afterAll(async () => {
+    await sql.end();
+    await store.close();
+  });
+
+  const envelope = (type: string, data: object = {}): EventEnvelope => ({
+    type,
+    data,
+    metadata: {
+      eventId: uuidv7(),
+      schemaVersion: 1,
+      occurredAt: new Date().toISOString(),
+      orgId: 'org-group-commit',
+      actor: 'system',
+      correlationId: randomUUID(),
+      causationId: randomUUID(),
+    },
+  });
+
+  /** How many transactions wrote the events of streams starting with `prefix` (each row keeps its writer's xid). */
+  const transactionsThatWrote = async (prefix: string) => {
+    const result = await sql.query<{ count: string }>(`select count(distinct xmin::text) as count from events where stream_name like $1`, [`${prefix}%`]);
+    return Number(result.rows[0]?.count);
+  };
+
+  it('writes appends that arrive while a commit is in flight together, in a few transactions', async () => {
+    const prefix = `grouped${randomUUID().replaceAll('-', '')}`;
+    await Promise.all(Array.from({ length: 100 }, (_, index) => store.append(`${prefix}-${index}`, [envelope('Grouped')], 'no-stream')));
+
+    // The first append goes alone at once; the 99 queued behind it share the next commit.
+    expect(await transactionsThatWrote(prefix)).toBeLessThanOrEqual(3);
+  });
+
+  it('fails only the append the database refuses; the others of its batch are committed', async () => {
+    const prefix = `refused${randomUUID().replaceAll('-', '')}`;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, index) =>
+        // jsonb cannot hold a NUL character: PostgreSQL refuses this one event.
+        store.append(`${prefix}-${index}`, [envelope('Maybe', index === 7 ? { text: 'nul \u0000 here' } : { index })], 'no-stream'),
+      ),
+    );
+
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+    expect(outcomes[7]?.status).toBe('rejected');
+    expect(await store.readStream(`${prefix}-7`)).toEqual([]);
+    for (const index of [0, 6, 8, 19]) expect(await store.readStream(`${prefix}-${index}`)).toHaveLength(1);
+  });
+});
