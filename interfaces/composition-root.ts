@@ -147,6 +147,9 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
     if (temporal) closers.push(() => temporal.close());
     const hostPolicy = createHostPolicy({ allowedPrivateHosts: config.ALLOWED_PRIVATE_HOSTS });
+    // The worker and then the pool each get a share of the shutdown budget, so stopping ends in time
+    // even while a render hangs; the process exits hard when the whole budget is spent anyway.
+    const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
     if (temporal && options.rendering === 'worker') {
       const egress = await startEgressProxy({ policy: hostPolicy, logger });
       closers.push(() => egress.close());
@@ -158,6 +161,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
         tenantShare: config.RENDER_ORG_SHARE,
         preparePage: prepareRenderPage(hostPolicy),
+        closeTimeoutMs: shutdownShareMs,
         extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
         logger,
       });
@@ -211,6 +215,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         // Enough that renders of every organization reach the pool's fair queue instead of waiting
         // in Temporal's first-come line behind one organization's flood.
         maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
+        shutdownWithinMs: shutdownShareMs,
       });
       closers.push(() => worker.stop());
     }

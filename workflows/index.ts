@@ -1,4 +1,4 @@
-export { renderWorkflow } from './render.workflow.js';
+export { renderWorkflow, syncRenderWorkflow } from './render.workflow.js';
 export { webhookWorkflow } from './webhook.workflow.js';
 export { captureWorkflow } from './capture.workflow.js';
 export { videoRenderWorkflow } from './video-render.workflow.js';

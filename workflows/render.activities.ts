@@ -2,18 +2,23 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RenderSteps } from '../application/renders/render-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
-import { DomainError, type ErrorCode } from '../domain/shared/errors.js';
+import { DomainError, retryAfterSecondsOf, type ErrorCode } from '../domain/shared/errors.js';
 
 /** Retrying these cannot help: the request itself is the problem. */
 const FINAL: ReadonlySet<ErrorCode> = new Set(['validation', 'payment_required', 'forbidden', 'not_found']);
 
-/** Domain errors cross into the workflow as typed failures it can tell apart; others stay retryable. */
+/**
+ * Domain errors cross into the workflow as typed failures it can tell apart; others stay retryable.
+ * Refusals carry their Retry-After as the last detail, so the workflow can pass it to the client.
+ */
 export const translated = async <T>(step: () => Promise<T>): Promise<T> => {
   try {
     return await step();
   } catch (error) {
     if (error instanceof DomainError) {
-      throw ApplicationFailure.create({ type: error.code, message: error.message, details: [...error.details], nonRetryable: FINAL.has(error.code) });
+      const details: unknown[] = [...error.details];
+      if (error.code === 'unavailable') details.push({ retryAfterSeconds: retryAfterSecondsOf(error) });
+      throw ApplicationFailure.create({ type: error.code, message: error.message, details, nonRetryable: FINAL.has(error.code) });
     }
     throw error;
   }
@@ -43,6 +48,8 @@ export const createRenderActivities = (steps: RenderSteps) => ({
   chargeCredits: ({ requestId }: RenderRef) => translated(() => steps.charge(requestId)),
   refundCredits: ({ requestId }: RenderRef) => translated(() => steps.refund(requestId)),
   produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => heartbeating(() => translated(() => steps.produce(requestId))),
+  /** As a local activity, which cannot heartbeat: the workflow task's own timeout notices a lost worker. */
+  produceRenderNow: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produce(requestId)),
   recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),
   recordFailure: ({ requestId, reason }: RenderRef & { reason: string }) => translated(() => steps.fail(requestId, reason)),
 });

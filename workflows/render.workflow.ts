@@ -11,7 +11,8 @@ export interface RenderWorkflowInput {
 }
 
 export type RenderWorkflowResult = RenderOutcome;
-type RenderFailureCode = Extract<RenderOutcome, { status: 'failed' }>['code'];
+/** How a failed production is classified; being refused for lack of room is told apart by the failure itself. */
+type RenderFailureCode = Exclude<Extract<RenderOutcome, { status: 'failed' }>['code'], 'unavailable'>;
 
 /** Short bookkeeping steps run as local activities: no task-queue round trip on the hot path. */
 const bookkeeping = proxyLocalActivities<RenderActivities>({
@@ -25,9 +26,28 @@ const rendering = proxyActivities<RenderActivities>({
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 });
 
-export const failureOf = (error: unknown): { reason: string; type: string | undefined } => {
+/*
+ * A client waits for a synchronous render, so it runs as a local activity too: charge, render and
+ * record all complete in the workflow's first task, with no task-queue round trip and a handful of
+ * history events. Durability holds: nothing is recorded until the task completes, so a worker that
+ * dies mid-render has its task timed out and replayed elsewhere from the start, where charging and
+ * recording are idempotent by request id. The bound is above the pool's own render deadline.
+ */
+const renderingNow = proxyLocalActivities<RenderActivities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+});
+
+/** A template that cannot be rendered (an endless script, a page that crashes) is the request's fault. */
+const renderFailureCode = (type: string | undefined): RenderFailureCode => (type === 'validation' ? 'rejected' : 'render_failed');
+
+export const failureOf = (error: unknown): { reason: string; type: string | undefined; retryAfterSeconds?: number } => {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) return { reason: cause.message, type: cause.type ?? undefined };
+  if (cause instanceof ApplicationFailure) {
+    const hint = cause.details?.at(-1) as { retryAfterSeconds?: unknown } | undefined;
+    const retryAfterSeconds = typeof hint?.retryAfterSeconds === 'number' ? hint.retryAfterSeconds : undefined;
+    return { reason: cause.message, type: cause.type ?? undefined, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+  }
   return { reason: cause instanceof Error ? cause.message : 'unknown failure', type: undefined };
 };
 
@@ -53,9 +73,11 @@ export async function produceFile(
   try {
     file = await produce();
   } catch (error) {
-    const { reason, type } = failureOf(error);
+    const { reason, type, retryAfterSeconds } = failureOf(error);
     await bookkeeping.refundCredits({ requestId });
     const position = await bookkeeping.recordFailure({ requestId, reason });
+    // Still no room after the retries: the client hears when asking again is worth it.
+    if (type === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? 5, position };
     return { status: 'failed', reason, code: failureCode(type), position };
   }
   const position = await bookkeeping.recordCompletion({ requestId, file });
@@ -64,7 +86,15 @@ export async function produceFile(
   return { status: 'done', position };
 }
 
-/** workflowId = requestId. Charge, render and store, record; refund when the render cannot be made. */
+/**
+ * workflowId = requestId. Charge, render and store, record; refund when the render cannot be made;
+ * then tell the webhook. For renders answered by webhook, where the render is a heartbeating activity.
+ */
 export async function renderWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
-  return produceFile(input, () => rendering.produceRender({ requestId: input.requestId }));
+  return produceFile(input, () => rendering.produceRender({ requestId: input.requestId }), renderFailureCode);
+}
+
+/** workflowId = requestId. The same steps for a client that waits: every step a local activity, in one workflow task. */
+export async function syncRenderWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
+  return produceFile(input, () => renderingNow.produceRenderNow({ requestId: input.requestId }), renderFailureCode);
 }

@@ -1,7 +1,12 @@
-/** How a render ended, as the workflow reports it; `rejected`: the work showed the request itself is refused (a capture redirected to a private address). */
+/**
+ * How a render ended, as the workflow reports it; `rejected`: the work showed the request itself is
+ * refused (a capture redirected to a private address, a template that cannot render);
+ * `unavailable`: no worker had room in time, with the pool's estimate of when to ask again.
+ */
 export type RenderOutcome = (
   | { readonly status: 'done' }
   | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' | 'rejected' }
+  | { readonly status: 'failed'; readonly reason: string; readonly code: 'unavailable'; readonly retryAfterSeconds: number }
 ) & {
   /** Log position of the event that recorded the outcome: a caller waits for the read models to pass it. */
   readonly position?: number | null;

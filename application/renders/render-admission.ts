@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '../../domain/shared/errors.js';
+import { DomainError, UnavailableError, type ErrorCode } from '../../domain/shared/errors.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestrator.js';
 
@@ -22,6 +22,7 @@ const FAILURE_CODES: Record<Extract<RenderOutcome, { status: 'failed' }>['code']
   payment_required: 'payment_required',
   rejected: 'validation',
   render_failed: 'failed',
+  unavailable: 'unavailable',
 };
 
 /**
@@ -40,6 +41,9 @@ export const awaitOutcome = async (
     throw new DomainError('unavailable', 'The render is taking longer than expected; it goes on and will appear in results', [
       `requestId ${requestId}: still rendering after ${timeoutMs} ms`,
     ]);
+  }
+  if (outcome.status === 'failed' && outcome.code === 'unavailable') {
+    throw new UnavailableError(`Rendering is at capacity; retry shortly (${outcome.reason})`, outcome.retryAfterSeconds, [outcome.reason]);
   }
   if (outcome.status === 'failed') throw new DomainError(FAILURE_CODES[outcome.code], `Render failed: ${outcome.reason}`, [outcome.reason]);
 };

@@ -25,6 +25,25 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The work cannot be taken now; `retryAfterSeconds` is when asking again is worth it, estimated by
+ * whoever refused (the browser pool from the work ahead of it), and sent to clients as Retry-After.
+ */
+export class UnavailableError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    details: readonly string[] = [message],
+  ) {
+    super('unavailable', message, details);
+    this.name = 'UnavailableError';
+  }
+}
+
+/** Seconds a client should wait before retrying work refused with `error`. */
+export const retryAfterSecondsOf = (error: DomainError, fallback = 5): number =>
+  error instanceof UnavailableError ? error.retryAfterSeconds : fallback;
+
 export const validationError = (message: string, details: readonly string[] = []) =>
   new DomainError('validation', message, details.length > 0 ? details : [message]);
 

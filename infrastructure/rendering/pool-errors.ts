@@ -1,17 +1,13 @@
-import { DomainError } from '../../domain/shared/errors.js';
+import { DomainError, UnavailableError } from '../../domain/shared/errors.js';
 
 /**
  * The browser pool cannot take the render now (queue full, no page freed in time, Chromium down).
  * `retryAfterSeconds` is the pool's estimate of when asking again is worth it: the REST edge sends
  * it as Retry-After with the 503, so clients back off instead of piling up.
  */
-export class PoolUnavailableError extends DomainError {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-    options: { cause?: unknown } = {},
-  ) {
-    super('unavailable', message, [message]);
+export class PoolUnavailableError extends UnavailableError {
+  constructor(message: string, retryAfterSeconds: number, options: { cause?: unknown } = {}) {
+    super(message, retryAfterSeconds);
     this.name = 'PoolUnavailableError';
     if (options.cause !== undefined) this.cause = options.cause;
   }
@@ -24,9 +20,6 @@ export class BrowserCrashedError extends PoolUnavailableError {
     this.name = 'BrowserCrashedError';
   }
 }
-
-export const retryAfterSecondsOf = (error: unknown): number | undefined =>
-  error instanceof PoolUnavailableError ? error.retryAfterSeconds : undefined;
 
 /**
  * A render outlived its deadline. Every case seen so far was the page's own doing (an endless

@@ -10,7 +10,7 @@ export interface TemporalRenderOrchestratorOptions {
 /** Render workflows keyed by request id, so a retried start never renders twice. */
 export const createTemporalRenderOrchestrator = ({ client, taskQueue }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
   const startOnce = async (
-    workflow: 'renderWorkflow' | 'videoRenderWorkflow' | 'captureWorkflow' | 'webhookWorkflow',
+    workflow: 'renderWorkflow' | 'syncRenderWorkflow' | 'videoRenderWorkflow' | 'captureWorkflow' | 'webhookWorkflow',
     requestId: string,
     webhook: boolean,
   ) => {
@@ -21,7 +21,8 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue }: Temporal
     }
   };
   return {
-    start: ({ requestId, webhook }) => startOnce('renderWorkflow', requestId, webhook),
+    // A client waiting for the file gets the short path; a webhook render may take the longer, heartbeating one.
+    start: ({ requestId, webhook }) => startOnce(webhook ? 'renderWorkflow' : 'syncRenderWorkflow', requestId, webhook),
     startVideo: ({ requestId, webhook }) => startOnce('videoRenderWorkflow', requestId, webhook),
     startCapture: ({ requestId, webhook }) => startOnce('captureWorkflow', requestId, webhook),
     startWebhook: ({ requestId }) => startOnce('webhookWorkflow', requestId, true),

@@ -23,6 +23,11 @@ export interface TemporalWorkerOptions {
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
   /** Activities running at once in this worker; the browser pool bounds renders anyway. */
   readonly maxConcurrentActivities: number;
+  /**
+   * Stopping waits this long for activities in flight, then gives up on them: Temporal retries
+   * them on another worker, so a bounded shutdown loses nothing.
+   */
+  readonly shutdownWithinMs: number;
 }
 
 export interface RunningWorker {
@@ -50,6 +55,8 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
     workflowBundle: options.workflowBundle ?? (await bundleWorkflows()),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities,
     maxConcurrentLocalActivityExecutions: options.maxConcurrentActivities * 4,
+    shutdownGraceTime: Math.floor(options.shutdownWithinMs / 2),
+    shutdownForceTime: options.shutdownWithinMs,
   });
   const running = worker.run();
   return {

@@ -4,6 +4,7 @@ import { createRuntime } from '../composition-root.js';
 import { createHttpApp } from '../rest/app.js';
 import { listen } from '../rest/http-server.js';
 import { bootstrapApiKey } from './bootstrap.js';
+import { exitOnSignals } from './graceful-shutdown.js';
 
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
@@ -28,15 +29,12 @@ if (key) {
   );
 }
 
-let stopping = false;
-const shutdown = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down: finishing in-flight requests');
-  await server.close(config.SHUTDOWN_TIMEOUT_MS);
-  await runtime.close();
-  logger.info('stopped');
-  process.exit(0);
-};
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+exitOnSignals({
+  logger,
+  timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  stop: async () => {
+    // Requests in flight get a share of the budget; the runtime's parts bound their own shares.
+    await server.close(Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4));
+    await runtime.close();
+  },
+});

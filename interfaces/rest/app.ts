@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../../domain/shared/errors.js';
+import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, toErrorBody } from '../http/error-mapping.js';
 import { mountTrpc } from '../trpc/mount.js';
@@ -78,7 +78,7 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
     const body = toErrorBody(known);
     if (body.status >= 500) req.log.error({ err: error }, 'request failed');
     if (res.headersSent) return;
-    if (known instanceof DomainError && known.code === 'unavailable') res.setHeader('Retry-After', '5');
+    if (known instanceof DomainError && known.code === 'unavailable') res.setHeader('Retry-After', String(retryAfterSecondsOf(known)));
     res.status(body.status).json(body);
   };
   app.use(handleError);
