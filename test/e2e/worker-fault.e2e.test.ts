@@ -228,4 +228,40 @@ describe('a render worker killed in the middle of a render', () => {
       { body: { requestId, href, request: { template: templateId, data, outputFormat: 'png', waitTime: WAIT_TIME_MS, webhookUrl: receiverUrl } } },
     ]);
   });
+
+  it('answers a client waiting for a synchronous render killed mid-way, once a new worker replays it: charged once', { timeout: 180_000 }, async () => {
+    await stopWorkerProcesses();
+    const created = await call('POST', '/api/v2/my-templates', { name: 'Sync fault', width: 120, height: 60, editor: 'html-editor' });
+    const templateId: string = created.body.identifier;
+    await call('PUT', `/api/v2/my-templates/${templateId}/html-editor`, { html: '<p>sync</p>', css: 'body{background:#0000ff}' });
+    const orgId = (await runtime.services.accounts.authenticate(apiKey))?.orgId ?? '';
+    const chargedBefore = (await runtime.eventStore.readStream(accountStream(orgId))).filter((event) => event.type === 'CreditsCharged').length;
+
+    const first = await startWorker();
+    // No webhook: the client waits for the file, and the render runs as local activities in one workflow task.
+    const waiting = call('POST', '/api/v2/render', { template: templateId, outputFormat: 'png', waitTime: WAIT_TIME_MS, cache: false });
+    const deadline = Date.now() + 60_000;
+    let charges = chargedBefore;
+    while (charges === chargedBefore) {
+      if (Date.now() > deadline) throw new Error(`the render was never charged:\n${first.output()}`);
+      await sleep(100);
+      charges = (await runtime.eventStore.readStream(accountStream(orgId))).filter((event) => event.type === 'CreditsCharged').length;
+    }
+    // Charged, now in the page's wait: the kill lands on the render itself.
+    await sleep(1_000);
+    killWorkerHost(first);
+    await first.exited;
+
+    await startWorker();
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    const requestId: string = answer.body.requestId;
+    const account = await runtime.eventStore.readStream(accountStream(orgId));
+    const forRequest = account.filter((event) => (event.data as { requestId?: string }).requestId === requestId);
+    expect(forRequest.map((event) => event.type)).toEqual(['CreditsCharged']);
+    const renderEvents = (await runtime.eventStore.readStream(renderStream(requestId))).map((event) => event.type);
+    expect(renderEvents).toEqual(['RenderRequested', 'RenderCompleted']);
+    const file = await fetch(answer.body.href);
+    expect(file.status).toBe(200);
+  });
 });
