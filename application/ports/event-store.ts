@@ -33,7 +33,8 @@ export interface Subscription {
   readonly done: Promise<void>;
 }
 
-export type SubscriptionHandler = (event: RecordedEvent) => Promise<void>;
+/** Receives the events of one delivery, in position order; never an empty batch. */
+export type SubscriptionHandler = (events: readonly RecordedEvent[]) => Promise<void>;
 
 export interface EventStore {
   /**
@@ -50,8 +51,10 @@ export interface EventStore {
   /** Position of the last event in the global log; null while it is empty. Bounds a replay that runs beside new appends. */
   headPosition(): Promise<number | null>;
   /**
-   * Delivers every event after `after` (catch-up), then new ones as they are appended (live),
-   * one at a time in position order; the next is delivered only after the handler resolved.
+   * Delivers every event after `after` (catch-up), then new ones as they are appended (live), in
+   * position order and in batches: what has been appended since the last delivery comes together
+   * (up to a page), so a reader that falls behind catches up in few large steps instead of one
+   * event at a time. The next batch is delivered only after the handler resolved.
    */
   subscribeToAll(after: number | null, handler: SubscriptionHandler): Subscription;
   close(): Promise<void>;

@@ -207,7 +207,8 @@ export function createEventStoreDbEventStore({ connectionString, logger, schemas
           if (stopped) return;
           const event = resolved.event;
           if (!event?.position || (lastSeen && comparePositions(event.position, lastSeen) <= 0)) continue;
-          await handler(toCurrent(event));
+          // The server pushes events one by one; each is handed on as it arrives, a batch of one.
+          await handler([toCurrent(event)]);
           lastSeen = event.position;
         }
         if (!stopped) logger?.error('EventStoreDB subscription ended by the server');

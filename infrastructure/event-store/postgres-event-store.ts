@@ -295,10 +295,11 @@ export async function createPostgresEventStore({ connectionString, logger, schem
         while (!stopped) {
           wakePending = false;
           const page = await readAll({ after: lastPosition, limit: SUBSCRIPTION_PAGE_SIZE });
-          for (const event of page) {
-            if (stopped) return;
-            await handler(event);
-            lastPosition = event.position;
+          const last = page.at(-1);
+          if (stopped) return;
+          if (last) {
+            await handler(page);
+            lastPosition = last.position;
           }
           if (page.length < SUBSCRIPTION_PAGE_SIZE) await sleepUntilWoken();
         }

@@ -92,13 +92,15 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
   let retryTimer: NodeJS.Timeout | undefined;
 
   /**
-   * Follows the log live. A failed event (a deadlock, a dropped connection) ends the subscription;
+   * Follows the log live. A failed batch (a deadlock, a dropped connection) ends the subscription;
    * the runner then resubscribes from its checkpoint with backoff, so one bad moment never stops
    * the read models for good, and nothing is skipped because the checkpoint did not move.
    */
   const follow = (attempt = 0) => {
-    const current = eventStore.subscribeToAll(fromPosition(), async (event) => {
-      await applyBatch([event]);
+    // Whatever arrived since the last delivery is applied in one transaction: a busy log costs
+    // one commit per batch, not one per event and projection.
+    const current = eventStore.subscribeToAll(fromPosition(), async (events) => {
+      await applyBatch(events);
       attempt = 0;
     });
     subscription = current;

@@ -61,9 +61,12 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
 
     const subscribe = (after: number | null, onEvent?: (event: RecordedEvent) => Promise<void>) => {
       const received: RecordedEvent[] = [];
-      const subscription = store.subscribeToAll(after, async (event) => {
-        received.push(event);
-        await onEvent?.(event);
+      const subscription = store.subscribeToAll(after, async (events) => {
+        expect(events.length).toBeGreaterThan(0);
+        for (const event of events) {
+          received.push(event);
+          await onEvent?.(event);
+        }
       });
       subscriptions.push(subscription);
       return { received, subscription };

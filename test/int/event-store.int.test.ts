@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
 import type { EventEnvelope } from '../../domain/shared/events.js';
 import { createEventStoreDbEventStore } from '../../infrastructure/event-store/eventstoredb-event-store.js';
@@ -63,6 +63,28 @@ describe('PostgreSQL event store: group commit', () => {
 
     // The first append goes alone at once; the 99 queued behind it share the next commit.
     expect(await transactionsThatWrote(prefix)).toBeLessThanOrEqual(3);
+  });
+
+  it('hands a subscriber what was appended while it was busy as one batch', async () => {
+    const prefix = `batched${randomUUID().replaceAll('-', '')}`;
+    const before = (await store.append(`${prefix}-start`, [envelope('Start')], 'no-stream')).position;
+    let release: () => void = () => {};
+    const busy = new Promise<void>((resolve) => (release = resolve));
+    const deliveries: number[] = [];
+    const subscription = store.subscribeToAll(before - 1, async (events) => {
+      deliveries.push(events.filter((event) => event.streamName.startsWith(prefix)).length);
+      await busy;
+    });
+    try {
+      await vi.waitFor(() => expect(deliveries).toEqual([1]));
+      for (let index = 0; index < 30; index++) await store.append(`${prefix}-${index}`, [envelope('Later')], 'no-stream');
+      release();
+
+      await vi.waitFor(() => expect(deliveries.reduce((sum, count) => sum + count, 0)).toBe(31));
+      expect(deliveries).toEqual([1, 30]);
+    } finally {
+      await subscription.stop();
+    }
   });
 
   it('fails only the append the database refuses; the others of its batch are committed', async () => {
