@@ -140,6 +140,16 @@ export interface WebhookDeliveryView {
   readonly deliveredAt: string | null;
 }
 
+/** What a cache hit reuses of the render it repeats: the stored file and its shape, nothing else. */
+export interface CachedFile {
+  readonly requestId: string;
+  readonly storageKey: string;
+  readonly contentType: string;
+  readonly bytes: number;
+  readonly width: number | null;
+  readonly height: number | null;
+}
+
 export interface ResultFilter {
   readonly templateId?: string;
   readonly batchName?: string;
@@ -153,6 +163,6 @@ export interface ResultReadModel {
   list(orgId: string, filter: ResultFilter): Promise<{ items: ResultView[]; total: number }>;
   /** Results newest first by offset and limit, as the v1 requests list pages them. */
   slice(orgId: string, window: { readonly offset: number; readonly limit: number }): Promise<ResultView[]>;
-  /** The newest finished, undeleted render with this cache key whose file is still stored. */
-  findCached(orgId: string, cacheKey: string): Promise<ResultView | null>;
+  /** The file of the newest finished, undeleted render with this cache key, while it is still stored. */
+  findCached(orgId: string, cacheKey: string): Promise<CachedFile | null>;
 }

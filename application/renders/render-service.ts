@@ -114,7 +114,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
   const answerFromCache = async (context: RequestContext, requested: RenderRequested['data'], now: Date): Promise<RenderAnswer | null> => {
     if (!requested.cacheKey) return null;
     const hit = await deps.results.findCached(context.caller.orgId, requested.cacheKey);
-    if (!hit || !hit.storageKey || !hit.contentType || hit.bytes === null) return null;
+    if (!hit) return null;
     const request = { ...requested, credits: 0 };
     const pending = requestRender({ type: 'RequestRender', data: request }, renderDecider.initialState());
     const completed = completeRender(

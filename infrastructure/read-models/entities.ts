@@ -78,8 +78,18 @@ export type AccountRow = InferEntity<typeof AccountRow>;
 export const ResultRow = defineEntity({
   name: 'ResultRow',
   tableName: 'results',
-  // (orgId, storageKey): a deletion finds the cache hits that share the deleted file.
-  indexes: [{ properties: ['orgId', 'createdAt'] }, { properties: ['orgId', 'cacheKey'] }, { properties: ['orgId', 'storageKey'] }],
+  // (orgId, storageKey): a deletion finds the cache hits that share the deleted file. The cache
+  // lookup's partial index holds only the rows a hit may reuse, newest first.
+  indexes: [
+    { properties: ['orgId', 'createdAt'] },
+    { properties: ['orgId', 'storageKey'] },
+    {
+      name: 'results_cache_lookup_index',
+      expression:
+        `create index "results_cache_lookup_index" on "results" ("org_id", "cache_key", "created_at" desc, "request_id" desc) ` +
+        `where "status" = 'done' and not "deleted" and not "file_deleted"`,
+    },
+  ],
   properties: {
     requestId: p.string().primary(),
     orgId: p.string(),

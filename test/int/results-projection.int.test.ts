@@ -161,7 +161,7 @@ describe('results projection', () => {
       renderRequested({ requestId: source, orgId, requestedAt: at(1), cacheKey: 'same' }),
       renderCompleted({ requestId: source, completedAt: at(2), storageKey, bytes: 2500 }),
     );
-    expect((await results.findCached(orgId, 'same'))?.requestId).toBe(source);
+    expect(await results.findCached(orgId, 'same')).toEqual({ requestId: source, storageKey, contentType: expect.any(String), bytes: 2500, width: expect.any(Number), height: expect.any(Number) });
     expect(await results.findCached('another-org', 'same')).toBeNull();
     expect((await accounts.getAccount(orgId))?.uploadsUsed).toBe(2500);
 
