@@ -15,6 +15,11 @@ export interface AppendResult {
   readonly position: number;
 }
 
+export interface ReadStreamOptions {
+  /** First revision to read. */
+  readonly fromRevision?: number;
+}
+
 export interface ReadAllOptions {
   /** Exclusive lower bound; null reads from the start of the log. */
   readonly after: number | null;
@@ -44,8 +49,12 @@ export interface EventStore {
    * (`metadata.hash`, `metadata.previousHash`).
    */
   append(streamName: string, events: readonly EventEnvelope[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** Every event of one stream in revision order; an empty array for a stream that does not exist. */
-  readStream(streamName: string): Promise<RecordedEvent[]>;
+  /**
+   * The events of one stream in revision order, from `fromRevision` on (every event without it); an
+   * empty array for a stream that does not exist or has nothing from there. Reading only the tail
+   * lets a writer that keeps a stream's state up to date skip what it has already folded.
+   */
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** One page of the global log in position order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last event in the global log; null while it is empty. Bounds a replay that runs beside new appends. */

@@ -14,6 +14,7 @@ import { templateStream, type TemplateEvent } from '../../domain/templates/templ
 import type { FileStorage } from '../ports/file-storage.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
+import { createCommandBatcher } from '../shared/command-batcher.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import { htmlDocument } from './html-document.js';
 import { loadRender } from './load-render.js';
@@ -52,11 +53,14 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return (await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId))).position;
   };
 
+  /** Every render of an organization charges and may refund on its one account stream: batched, not serialised. */
+  const accountCommands = createCommandBatcher(deps, accountDecider);
+
   /** Credits move on the requesting organization's account, recorded as the system's work for the request. */
   const onAccount = async (requestId: string, command: (request: AcceptedRequest, now: string) => AccountCommand) => {
     const request = await loadAccepted(requestId);
     const accountCommand = command(request, deps.clock.now().toISOString());
-    await handleCommand(deps, accountDecider, accountStream(request.orgId), accountCommand, systemContextFor(request.orgId, requestId));
+    await accountCommands.handle(accountStream(request.orgId), accountCommand, systemContextFor(request.orgId, requestId));
   };
 
   /** The template's content as it was at the revision the request pinned, whatever happened since. */

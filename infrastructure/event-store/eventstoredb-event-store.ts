@@ -17,6 +17,7 @@ import type {
   EventStore,
   ExpectedRevision,
   ReadAllOptions,
+  ReadStreamOptions,
   Subscription,
   SubscriptionHandler,
 } from '../../application/ports/event-store.js';
@@ -145,10 +146,10 @@ export function createEventStoreDbEventStore({ connectionString, logger, schemas
     }
   }
 
-  async function readStream(streamName: string): Promise<RecordedEvent[]> {
+  async function readStream(streamName: string, { fromRevision = 0 }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     try {
-      for await (const resolved of client.readStream(streamName)) {
+      for await (const resolved of client.readStream(streamName, { fromRevision: BigInt(fromRevision) })) {
         if (resolved.event) events.push(toCurrent(resolved.event));
       }
     } catch (error) {

@@ -4,6 +4,7 @@ import type {
   EventStore,
   ExpectedRevision,
   ReadAllOptions,
+  ReadStreamOptions,
   Subscription,
   SubscriptionHandler,
 } from '../../application/ports/event-store.js';
@@ -243,10 +244,10 @@ export async function createPostgresEventStore({ connectionString, logger, schem
 
   const toCurrent = (row: EventRow) => (schemas ? schemas.upcast(toRecordedEvent(row)) : toRecordedEvent(row));
 
-  async function readStream(streamName: string): Promise<RecordedEvent[]> {
+  async function readStream(streamName: string, { fromRevision = 0 }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const result = await pool.query<EventRow>(
-      `select ${SELECT_COLUMNS} from events where stream_name = $1 order by revision`,
-      [streamName],
+      `select ${SELECT_COLUMNS} from events where stream_name = $1 and revision >= $2 order by revision`,
+      [streamName, fromRevision],
     );
     return result.rows.map(toCurrent);
   }

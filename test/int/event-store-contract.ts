@@ -158,6 +158,18 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       expect(await store.readStream(stream('never-written'))).toEqual([]);
     });
 
+    it('reads a stream from a revision on', async () => {
+      await store.append(stream('tail'), ['T0', 'T1', 'T2', 'T3'].map((type) => envelope(type)), 'no-stream');
+
+      expect((await store.readStream(stream('tail'), { fromRevision: 2 })).map((event) => [event.revision, event.type])).toEqual([
+        [2, 'T2'],
+        [3, 'T3'],
+      ]);
+      expect(await store.readStream(stream('tail'), { fromRevision: 4 })).toEqual([]);
+      expect(await store.readStream(stream('no-tail'), { fromRevision: 1 })).toEqual([]);
+      expect(await store.readStream(stream('tail'), { fromRevision: 0 })).toEqual(await store.readStream(stream('tail')));
+    });
+
     it('stores nothing of a multi-event append that conflicts', async () => {
       const before = await mark();
       await store.append(stream('atomic'), [envelope('Created')], 'no-stream');
