@@ -18,7 +18,7 @@ import { createAccountReadModel } from '../infrastructure/read-models/account-re
 import { openReadModels } from '../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../infrastructure/read-models/template-read-model.js';
-import { cachedAccountReadModel, cachedTemplateReadModel } from '../infrastructure/read-models/cached-read-models.js';
+import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../infrastructure/read-models/cached-read-models.js';
 import { sha256ApiKeyCodec } from '../infrastructure/security/api-key-codec.js';
 import { createLocalFileStorage } from '../infrastructure/storage/local-file-storage.js';
 import { createResultLinks } from '../infrastructure/storage/signed-links.js';
@@ -114,9 +114,10 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     if (options.runProjections) await projections.start();
 
     const commandDeps = { eventStore, clock: systemClock, ids: uuidV7Ids };
-    // Keys and templates are read on every render; only a process that follows the log knows when a cached row went stale.
+    // Keys, templates and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
     const accountReadModel = options.runProjections ? cachedAccountReadModel(createAccountReadModel(orm), projections) : createAccountReadModel(orm);
     const templateReadModel = options.runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm);
+    const resultReadModel = options.runProjections ? cachedResultReadModel(createResultReadModel(orm), projections) : createResultReadModel(orm);
     const accounts = createAccountService({
       ...commandDeps,
       accounts: accountReadModel,
@@ -225,7 +226,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     const renders = createRenderService({
       ...commandDeps,
       templates: templateReadModel,
-      results: createResultReadModel(orm),
+      results: resultReadModel,
       accounts: accountReadModel,
       orchestrator,
       progress: projections,

@@ -1,4 +1,4 @@
-import type { AccountReadModel, ApiKeyView, TemplateReadModel, TemplateView } from '../../application/ports/read-models.js';
+import type { AccountReadModel, ApiKeyView, CachedFile, ResultReadModel, TemplateReadModel, TemplateView } from '../../application/ports/read-models.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { templateStream } from '../../domain/templates/template-events.js';
 import type { CommitListener } from '../projections/projection-set.js';
@@ -49,5 +49,24 @@ export const cachedAccountReadModel = (inner: AccountReadModel, feed: CommitFeed
   return {
     ...inner,
     findKeyByHash: (hash) => keys.get(hash, () => inner.findKeyByHash(hash)),
+  };
+};
+
+/**
+ * Every repeated request looks its cache key up. A finished render stays reusable until a result is
+ * deleted: deleting the render that stored the file takes the file with it, deleting a hit takes
+ * that row. Deletions are rare, so any deletion the results projection commits empties the cache
+ * rather than work out which keys it touched. A newer render of a cached key needs no eviction: the
+ * one cached is as good a source, same request, same file.
+ */
+export const cachedResultReadModel = (inner: ResultReadModel, feed: CommitFeed, max = 10_000): ResultReadModel => {
+  const files = createInvalidatingCache<CachedFile>(max);
+  feed.onCommitted('results', (events) => {
+    if (events.some((event) => event.type === 'ResultDeleted')) files.evictWhere(() => true);
+  });
+  return {
+    ...inner,
+    // Cache keys are hashes over the organization among the rest; the organization in the key still keeps tenants apart by construction.
+    findCached: (orgId, cacheKey) => files.get(`${orgId}:${cacheKey}`, () => inner.findCached(orgId, cacheKey)),
   };
 };
