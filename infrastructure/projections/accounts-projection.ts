@@ -13,8 +13,10 @@ type UploadEvent = RenderCompleted | ResultDeleted;
 const isAccountEvent = (event: RecordedEvent): event is RecordedEvent<AccountEvent> =>
   event.streamName.startsWith(ACCOUNT_STREAM_PREFIX);
 
+/** A cache hit's completion stores no file: only the render that stored one counts (and its deletion takes it back). */
 const isUploadEvent = (event: RecordedEvent): event is RecordedEvent<UploadEvent> =>
-  event.streamName.startsWith(RENDER_STREAM_PREFIX) && (event.type === 'RenderCompleted' || event.type === 'ResultDeleted');
+  event.streamName.startsWith(RENDER_STREAM_PREFIX) &&
+  ((event.type === 'RenderCompleted' && !(event.data as RenderCompleted['data']).cached) || event.type === 'ResultDeleted');
 
 const applyAccountEvent = async (em: EntityManager, event: RecordedEvent<AccountEvent>) => {
   const orgId = event.streamName.slice(ACCOUNT_STREAM_PREFIX.length);
@@ -72,7 +74,6 @@ const applyAccountEvent = async (em: EntityManager, event: RecordedEvent<Account
  */
 const applyUploadEvent = async (em: EntityManager, event: RecordedEvent<UploadEvent>) => {
   if (event.type === 'RenderCompleted') {
-    if (event.data.cached) return;
     // Render completions are recorded in the context of the request's organization.
     const orgId = event.metadata.orgId;
     const account = await em.findOne(AccountRow, { orgId });
@@ -90,6 +91,7 @@ const applyUploadEvent = async (em: EntityManager, event: RecordedEvent<UploadEv
 
 export const accountsProjection: Projection = {
   name: 'accounts',
+  handles: (event) => isAccountEvent(event) || isUploadEvent(event),
   async apply(em, event) {
     if (isAccountEvent(event)) await applyAccountEvent(em, event);
     else if (isUploadEvent(event)) await applyUploadEvent(em, event);

@@ -61,6 +61,7 @@ const applyRenderEvent = async (em: EntityManager, event: RecordedEvent<RenderEv
 
 export const resultsProjection: Projection = {
   name: 'results',
+  handles: isRenderEvent,
   async apply(em, event) {
     if (isRenderEvent(event)) await applyRenderEvent(em, event);
   },

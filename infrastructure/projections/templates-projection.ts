@@ -48,6 +48,7 @@ const applyTemplateEvent = async (em: EntityManager, event: RecordedEvent<Templa
 
 export const templatesProjection: Projection = {
   name: 'templates',
+  handles: isTemplateEvent,
   async apply(em, event) {
     if (isTemplateEvent(event)) await applyTemplateEvent(em, event);
   },
