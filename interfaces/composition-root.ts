@@ -34,6 +34,7 @@ import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../infrastructure/rendering/page-confinement.js';
+import { prepareTemplateHost } from '../infrastructure/rendering/template-document.js';
 import { startEgressProxy } from '../infrastructure/rendering/egress-proxy.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
@@ -162,6 +163,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
         tenantShare: config.RENDER_ORG_SHARE,
         preparePage: prepareRenderPage(hostPolicy),
+        resetPage: prepareTemplateHost,
         closeTimeoutMs: shutdownShareMs,
         extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
         logger,

@@ -29,6 +29,8 @@ export interface BrowserPoolOptions {
   extraArgs?: readonly string[];
   /** Runs once on every new page before a render gets it: per-page setup every render needs. */
   preparePage?: (page: Page) => Promise<void>;
+  /** Readies a used page for the next render (about:blank when not given). */
+  resetPage?: (page: Page, cdp: CDPSession) => Promise<unknown>;
   logger: Logger;
 }
 
@@ -75,8 +77,11 @@ export interface BrowserPool {
  * Background throttling would stretch timers and animation frames of pages Chromium considers
  * hidden, which every headless page is: renders would wait for nothing and video frames would
  * drift. The network flags keep Chromium from calling home. QUIC is off and WebRTC may not send
- * UDP outside a proxy, because UDP bypasses the egress proxy that checks every address. A V8 heap
- * bound makes a memory-hungry page crash its own renderer early instead of starving the machine.
+ * UDP outside a proxy, because UDP bypasses the egress proxy that checks every address. Chromium's
+ * own private-network checks are off because that proxy is the one policy (with its allow list):
+ * Chromium would refuse a host the operator allowed, since template documents are not served from
+ * a private address. A V8 heap bound makes a memory-hungry page crash its own renderer early
+ * instead of starving the machine.
  */
 export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-gpu',
@@ -92,6 +97,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-renderer-backgrounding',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--js-flags=--max-old-space-size=512',
+  '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks',
 ];
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
@@ -138,6 +144,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       maxPages: pagesPerBrowser * 2,
       maxUsesPerPage: options.maxUsesPerPage ?? 100,
       preparePage: options.preparePage,
+      resetPage: options.resetPage,
       onCrash: (slot) => {
         counters.crashes++;
         slots = slots.filter((candidate) => candidate !== slot);

@@ -20,6 +20,11 @@ export interface BrowserSlotOptions {
   readonly maxUsesPerPage: number;
   /** Per-page setup every render needs (network guard, dialogs, popups), done once per page. */
   readonly preparePage?: (page: Page) => Promise<void>;
+  /**
+   * Readies a page for its next render once a render is done with it, stopping whatever the last
+   * document still runs (timers, animation frames); about:blank when not given.
+   */
+  readonly resetPage?: (page: Page, cdp: CDPSession) => Promise<unknown>;
   /** Called once when Chromium dies or is killed; the pool replaces the slot. */
   readonly onCrash: (slot: BrowserSlot) => void;
   readonly logger: Logger;
@@ -74,8 +79,8 @@ interface Lane {
 /** Long enough for a healthy Chromium, short enough that a wedged one frees its slot within seconds. */
 const TEARDOWN_TIMEOUT_MS = 3_000;
 const BROWSER_CLOSE_TIMEOUT_MS = 5_000;
-/** Returning a page to about:blank stops whatever the last document still runs (timers, animation frames). */
-const BLANK_TIMEOUT_MS = 2_000;
+/** A page not reset within this is busy with something of its own, and is discarded. */
+const RESET_TIMEOUT_MS = 2_000;
 
 const TIMED_OUT = Symbol('timed out');
 
@@ -108,6 +113,8 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   });
   const pid = browser.process()?.pid;
   const idleLanes: Lane[] = [];
+  /** Pages being reset after a render, by tenant: back in the idle set (or gone) when each settles. */
+  const settling = new Map<Lane, Promise<void>>();
   let lanes = 0;
   let busy = 0;
   let renders = 0;
@@ -170,8 +177,14 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   };
 
   const takeLane = async (tenant: string): Promise<Lane> => {
-    const index = idleLanes.findLastIndex((lane) => lane.tenant === tenant);
-    if (index >= 0) return idleLanes.splice(index, 1)[0] as Lane;
+    for (;;) {
+      const index = idleLanes.findLastIndex((lane) => lane.tenant === tenant);
+      if (index >= 0) return idleLanes.splice(index, 1)[0] as Lane;
+      // A page of this tenant's about to be free costs a few milliseconds; a new one, a new renderer process.
+      const soon = [...settling].filter(([lane]) => lane.tenant === tenant).map(([, settled]) => settled);
+      if (soon.length === 0) break;
+      await Promise.race(soon);
+    }
     await makeRoom();
     lanes++;
     try {
@@ -183,12 +196,18 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   };
 
   /** A page goes back to the idle set only when it is healthy and blank; otherwise it is discarded. */
-  const giveBack = async (lane: Lane, reusable: boolean) => {
+  const giveBack = (lane: Lane, reusable: boolean): Promise<void> => {
+    const settled = settle(lane, reusable).finally(() => settling.delete(lane));
+    settling.set(lane, settled.catch(() => {}));
+    return settled;
+  };
+
+  const settle = async (lane: Lane, reusable: boolean) => {
     lane.uses++;
     lane.lastUsed = performance.now();
     if (!reusable || closing || crashed || lane.uses >= options.maxUsesPerPage) return discard(lane);
-    const blanked = await within(lane.page.goto('about:blank'), BLANK_TIMEOUT_MS).catch(() => TIMED_OUT);
-    if (blanked === TIMED_OUT) return discard(lane);
+    const reset = options.resetPage ? options.resetPage(lane.page, lane.cdp) : lane.page.goto('about:blank');
+    if ((await within(reset, RESET_TIMEOUT_MS).catch(() => TIMED_OUT)) === TIMED_OUT) return discard(lane);
     idleLanes.push(lane);
   };
 

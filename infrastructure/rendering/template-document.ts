@@ -2,14 +2,27 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import { validationError } from '../../domain/shared/errors.js';
 
 /*
- * A template's HTML reaches its page as a navigation answered from memory, not through
- * setContent: setContent writes the markup from inside the page (document.write over CDP), so a
- * script that never yields blocks the call itself, with no timeout that can end it. A navigation
- * gives every render a fresh document and fresh globals too. `.invalid` never resolves (RFC 6761),
- * so nothing else can answer this address; it is http, not https, so templates' http images are
- * not refused as mixed content.
+ * How a template's HTML becomes a document on a warm page.
+ *
+ * Not page.setContent: it writes into the page's one document, whose realm outlives the write, so
+ * the previous render's globals, timers and animation frames carry over, and a template declaring
+ * `const x` fails the second time it renders on the same page. Not a navigation per render either:
+ * it costs about twice the capture itself.
+ *
+ * Instead the page is a host that keeps an empty iframe ready (made while the page is idle); a render
+ * loads its document into that iframe as srcdoc (a fresh realm, same process, no trip to the
+ * network), the iframe covers the viewport, and it is removed afterwards with everything its
+ * document started. The host's own scripts run in
+ * an isolated world, so nothing a template changes in the page's JavaScript can touch them.
+ *
+ * Videos, which pose the main frame on a virtual clock, still navigate to their document.
  */
+
+/** `.invalid` never resolves (RFC 6761), so nothing else can answer these addresses; http, so templates' http images are not mixed content. */
 export const TEMPLATE_DOCUMENT_URL = 'http://template.render.invalid/';
+const HOST_URL = 'http://template.render.invalid/host';
+const HOST_HTML = '<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;overflow:hidden;background:#fff}</style></head><body></body></html>';
+const HOST_WORLD = 'render-host';
 
 /** Above the network guard's refusal, which every `.invalid` request gets. */
 const SERVE_PRIORITY = Number.MAX_SAFE_INTEGER;
@@ -17,37 +30,129 @@ const SERVE_PRIORITY = Number.MAX_SAFE_INTEGER;
 const RESPONSIVE_WITHIN_MS = 1_000;
 /** What loading may take beyond its bound: the probes that tell a stuck page from a slow one. */
 export const LOAD_PROBE_MARGIN_MS = 2 * RESPONSIVE_WITHIN_MS;
+const HOST_LOAD_TIMEOUT_MS = 5_000;
+
+const ADD_SPARE_FRAME = `function () {
+  for (const used of document.querySelectorAll('iframe[data-used]')) used.remove();
+  if (document.querySelector('iframe[data-spare]')) return;
+  const frame = document.createElement('iframe');
+  frame.dataset.spare = '';
+  frame.style.cssText = 'position:fixed;left:0;top:0;border:0;width:100%;height:100%;visibility:hidden';
+  document.body.append(frame);
+}`;
+
+/*
+ * srcdoc, not document.write into the spare: Chromium reports a written document complete at once
+ * and never fires its load event, so images and stylesheets would not be waited for.
+ */
+const LOAD_INTO_SPARE_FRAME = `function (html) {
+  return new Promise((resolve) => {
+    const frame = document.querySelector('iframe[data-spare]');
+    delete frame.dataset.spare;
+    frame.dataset.used = '';
+    frame.style.visibility = 'visible';
+    frame.addEventListener('load', () => resolve(), { once: true });
+    frame.srcdoc = html;
+  });
+}`;
+
+const FONTS_READY = `function () {
+  return document.querySelector('iframe[data-used]').contentDocument.fonts.ready.then(() => undefined);
+}`;
 
 const documents = new WeakMap<Page, string>();
+/** The isolated world of a page's host document, while the main frame still shows it. */
+const hosts = new WeakMap<Page, number>();
 
-/** Once per page, before the network guard has the page: answers its template navigations. */
+/**
+ * Once per page, before the network guard has the page: answers the host and video documents, and
+ * forgets the host whenever the main frame goes elsewhere (a capture, a video, a template's doing).
+ */
 export const serveTemplateDocuments = (page: Page): void => {
   page.on('request', (request) => {
-    if (request.url() !== TEMPLATE_DOCUMENT_URL || !request.isNavigationRequest() || request.frame() !== page.mainFrame()) return undefined;
-    return request
-      .respond({ status: 200, contentType: 'text/html; charset=utf-8', body: documents.get(page) ?? '' }, SERVE_PRIORITY)
-      .catch(() => {});
+    const url = request.url();
+    if ((url !== TEMPLATE_DOCUMENT_URL && url !== HOST_URL) || !request.isNavigationRequest() || request.frame() !== page.mainFrame()) return undefined;
+    const body = url === HOST_URL ? HOST_HTML : (documents.get(page) ?? '');
+    return request.respond({ status: 200, contentType: 'text/html; charset=utf-8', body }, SERVE_PRIORITY).catch(() => {});
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) hosts.delete(page);
   });
 };
 
-const settles = async (cdp: CDPSession, expression: string, ms: number): Promise<boolean> => {
+const TIMED_OUT = Symbol('timed out');
+
+const bounded = async <T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> => {
   let timer: NodeJS.Timeout | undefined;
-  const evaluated = cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }).then(
-    () => true,
-    () => true,
-  );
+  work.catch(() => {});
   try {
-    return await Promise.race([evaluated, new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)))]);
+    return await Promise.race([work, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, ms, TIMED_OUT)))]);
   } finally {
     clearTimeout(timer);
   }
 };
 
+const callInHost = async (cdp: CDPSession, contextId: number, functionDeclaration: string, ...args: unknown[]): Promise<void> => {
+  const { exceptionDetails } = await cdp.send('Runtime.callFunctionOn', {
+    functionDeclaration,
+    executionContextId: contextId,
+    arguments: args.map((value) => ({ value })),
+    awaitPromise: true,
+    returnByValue: true,
+  });
+  if (exceptionDetails) throw new Error(`the render host failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+};
+
+const buildHost = async (page: Page, cdp: CDPSession): Promise<number> => {
+  await page.goto(HOST_URL, { waitUntil: 'load', timeout: HOST_LOAD_TIMEOUT_MS });
+  const { frameTree } = await cdp.send('Page.getFrameTree');
+  const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: HOST_WORLD });
+  hosts.set(page, executionContextId);
+  return executionContextId;
+};
+
 /**
- * Loads html as the page's document and waits for its load event, but only so long: a hanging
- * subresource must not hold a browser, and the page renders as far as it got. A page whose
+ * The page's host with a spare frame ready, built (or rebuilt after the main frame went elsewhere)
+ * as needed. The page must have been through serveTemplateDocuments, which answers the host.
+ */
+export const prepareTemplateHost = async (page: Page, cdp: CDPSession): Promise<number> => {
+  const known = hosts.get(page);
+  if (known !== undefined && page.url() === HOST_URL) {
+    // The host may still have been replaced in between (a template reloading the top document).
+    const ready = await callInHost(cdp, known, ADD_SPARE_FRAME).then(() => true, () => false);
+    if (ready) return known;
+  }
+  const contextId = await buildHost(page, cdp);
+  await callInHost(cdp, contextId, ADD_SPARE_FRAME);
+  return contextId;
+};
+
+const responsive = async (cdp: CDPSession) => (await bounded(cdp.send('Runtime.evaluate', { expression: '1' }), RESPONSIVE_WITHIN_MS)) !== TIMED_OUT;
+
+const stuckIn = (timeoutMs: number) =>
+  validationError(`The template's scripts kept the page busy for more than ${timeoutMs} ms; it cannot be rendered`);
+
+/**
+ * Loads html into the page's spare frame and waits for its load event, but only so long: a
+ * hanging subresource must not hold a browser, and the page renders as far as it got. A page whose
  * scripts never yield cannot render at all, and says so. Web fonts in use must be ready, or text
  * renders in a fallback face.
+ */
+export const writeTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
+  const loadedBy = performance.now() + timeoutMs;
+  const contextId = await prepareTemplateHost(page, cdp);
+  const written = await bounded(callInHost(cdp, contextId, LOAD_INTO_SPARE_FRAME, html), timeoutMs);
+  if (written === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
+  const fontsWithinMs = Math.max(RESPONSIVE_WITHIN_MS, loadedBy - performance.now());
+  if ((await bounded(callInHost(cdp, contextId, FONTS_READY), fontsWithinMs)) === TIMED_OUT) {
+    if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
+    throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
+  }
+};
+
+/**
+ * Loads html as the main frame's document by navigation, for videos: their frames are posed by
+ * scripts in the main frame. Bounded like writeTemplateDocument.
  */
 export const loadTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
   documents.set(page, html);
@@ -56,12 +161,12 @@ export const loadTemplateDocument = async (page: Page, cdp: CDPSession, html: st
     await page.goto(TEMPLATE_DOCUMENT_URL, { waitUntil: 'load', timeout: timeoutMs });
   } catch (error) {
     if ((error as Error).name !== 'TimeoutError') throw error;
-    if (!(await settles(cdp, '1', RESPONSIVE_WITHIN_MS))) {
-      throw validationError(`The template's scripts kept the page busy for more than ${timeoutMs} ms; it cannot be rendered`);
-    }
+    if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
   }
   const fontsWithinMs = Math.max(RESPONSIVE_WITHIN_MS, loadedBy - performance.now());
-  if (!(await settles(cdp, 'document.fonts.ready.then(() => undefined)', fontsWithinMs))) {
+  const fonts = cdp.send('Runtime.evaluate', { expression: 'document.fonts.ready.then(() => undefined)', awaitPromise: true });
+  if ((await bounded(fonts, fontsWithinMs)) === TIMED_OUT) {
+    if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
     throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
   }
 };
