@@ -266,6 +266,27 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     return head === null ? null : Number(head);
   }
 
+  const notifier = createAppendNotifier(connectionString, logger);
+  const pagesInFlight = new Map<number, { readonly notification: number; readonly page: Promise<RecordedEvent[]> }>();
+
+  /**
+   * The subscriptions of a process (one per projection) mostly stand at the same position and wake
+   * on the same notification: they share one read of the page. A read is shared only while no
+   * notification came after it started, so that it covers every append its readers were told of.
+   */
+  const readPage = (after: number): Promise<RecordedEvent[]> => {
+    const inFlight = pagesInFlight.get(after);
+    if (inFlight && inFlight.notification === notifier.notifications()) return inFlight.page;
+    const read = {
+      notification: notifier.notifications(),
+      page: readAll({ after, limit: SUBSCRIPTION_PAGE_SIZE }).finally(() => {
+        if (pagesInFlight.get(after) === read) pagesInFlight.delete(after);
+      }),
+    };
+    pagesInFlight.set(after, read);
+    return read.page;
+  };
+
   function subscribeToAll(after: number | null, handler: SubscriptionHandler): Subscription {
     let stopped = false;
     let wakePending = false;
@@ -288,14 +309,14 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       });
 
     // Listening starts before the first read, so an append committed after that read always wakes us.
-    const listener = listenForAppends(connectionString, wake, logger);
+    const stopListening = notifier.listen(wake);
 
     const run = async () => {
       let lastPosition = after ?? 0;
       try {
         while (!stopped) {
           wakePending = false;
-          const page = await readAll({ after: lastPosition, limit: SUBSCRIPTION_PAGE_SIZE });
+          const page = await readPage(lastPosition);
           const last = page.at(-1);
           if (stopped) return;
           if (last) {
@@ -308,7 +329,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
         logger?.error(`event store subscription stopped after position ${lastPosition}: ${errorMessage(error)}`);
       } finally {
         stopped = true;
-        await listener.close();
+        await stopListening();
         subscriptions.delete(subscription);
       }
     };
@@ -347,6 +368,35 @@ async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) =
   } finally {
     client.release();
   }
+}
+
+/**
+ * One LISTEN connection for all the subscriptions of a store, open while there is one: each
+ * notification (and each reconnect, after which notifications may have been lost) calls every
+ * listener and is counted, so that a reader can tell whether a read started before or after it.
+ */
+function createAppendNotifier(connectionString: string, logger: PostgresEventStoreLogger | undefined) {
+  const listeners = new Set<() => void>();
+  let count = 0;
+  let connection: { close(): Promise<void> } | null = null;
+  const notifyAll = () => {
+    count++;
+    for (const listener of listeners) listener();
+  };
+  return {
+    notifications: () => count,
+    listen(onAppended: () => void): () => Promise<void> {
+      listeners.add(onAppended);
+      connection ??= listenForAppends(connectionString, notifyAll, logger);
+      return async () => {
+        listeners.delete(onAppended);
+        if (listeners.size > 0 || !connection) return;
+        const closing = connection;
+        connection = null;
+        await closing.close();
+      };
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -57,6 +58,9 @@ describe('PostgreSQL event store: group commit', () => {
     return Number(result.rows[0]?.count);
   };
 
+  const listeningConnections = async () =>
+    Number((await sql.query<{ count: string }>(`select count(*) as count from pg_stat_activity where datname = current_database() and query = 'listen event_store_appended'`)).rows[0]?.count);
+
   it('writes appends that arrive while a commit is in flight together, in a few transactions', async () => {
     const prefix = `grouped${randomUUID().replaceAll('-', '')}`;
     await Promise.all(Array.from({ length: 100 }, (_, index) => store.append(`${prefix}-${index}`, [envelope('Grouped')], 'no-stream')));
@@ -84,6 +88,30 @@ describe('PostgreSQL event store: group commit', () => {
       expect(deliveries).toEqual([1, 30]);
     } finally {
       await subscription.stop();
+    }
+  });
+
+  it('serves the subscriptions of a store from one LISTEN connection, each seeing every append promptly', async () => {
+    const prefix = `shared${randomUUID().replaceAll('-', '')}`;
+    const before = (await store.append(`${prefix}-start`, [envelope('Start')], 'no-stream')).position;
+    const received = [0, 1, 2, 3].map(() => [] as number[]);
+    const subscriptions = received.map((events) =>
+      store.subscribeToAll(before, async (batch) => {
+        events.push(...batch.filter((event) => event.streamName.startsWith(prefix)).map((event) => event.position));
+      }),
+    );
+    try {
+      await vi.waitFor(async () => expect(await listeningConnections()).toBe(1));
+      const positions: number[] = [];
+      for (let index = 0; index < 40; index++) {
+        positions.push((await store.append(`${prefix}-${index}`, [envelope('Live')], 'no-stream')).position);
+        if (index % 10 === 0) await sleep(5);
+      }
+      // Well before the 5 s safety re-read: no subscription waited on a read that started before its wake-up.
+      await vi.waitFor(() => expect(received).toEqual(received.map(() => positions)), { timeout: 2_000 });
+      expect(await listeningConnections()).toBe(1);
+    } finally {
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
     }
   });
 
