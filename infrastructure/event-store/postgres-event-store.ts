@@ -87,10 +87,24 @@ interface WrittenBatch {
   readonly lastPosition: number | null;
 }
 
-/** Each stream's last event: where its next append continues the revisions and the hash chain. */
-const HEADS_QUERY = `
+interface HeadRow {
+  readonly stream_name: string;
+  readonly revision: number;
+  readonly position: string;
+  readonly hash: string | null;
+}
+
+/**
+ * Opens the batch's transaction, takes the append lock and reads each stream's last event (where
+ * its next append continues the revisions and the hash chain) in one round trip: a multi-statement
+ * query, so the names go in as escaped literals. Each statement of it reads a fresh snapshot, so the
+ * heads include whatever another writer committed while this one waited for the lock.
+ */
+const beginAndReadHeads = (streamNames: readonly string[]) => `
+  begin;
+  select pg_advisory_xact_lock(${APPEND_LOCK_KEY});
   select s.stream_name, e.revision, e.position, e.hash
-  from unnest($1::text[]) as s(stream_name)
+  from unnest(array[${streamNames.map((name) => pg.escapeLiteral(name)).join(', ')}]::text[]) as s(stream_name)
   cross join lateral (
     select revision, position, metadata->>'hash' as hash from events
     where events.stream_name = s.stream_name order by revision desc limit 1
@@ -105,20 +119,17 @@ const INSERT_QUERY = `
 const rowKey = (streamName: string, revision: number) => `${revision}:${streamName}`;
 
 /**
- * Checks every append of a batch against its own expected revision, in submission order, each
- * seeing the streams as the appends before it in the batch left them; those that hold are written
- * with one insert, chained to their stream's last hash. Runs inside the transaction holding the lock.
+ * Opens the transaction and checks every append of a batch against its own expected revision, in
+ * submission order, each seeing the streams as the appends before it in the batch left them; those
+ * that hold are written with one insert, chained to their stream's last hash.
  */
 const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppend[]): Promise<WrittenBatch> => {
   const streamNames = [...new Set(appends.map((append) => append.streamName))];
-  const found = await client.query<{ stream_name: string; revision: number; position: string; hash: string | null }>({
-    name: 'event-store-heads',
-    text: HEADS_QUERY,
-    values: [streamNames],
-  });
+  const opened = (await client.query(beginAndReadHeads(streamNames))) as unknown as pg.QueryResult[];
+  const found = (opened.at(-1)?.rows ?? []) as HeadRow[];
   const heads = new Map<string, { revision: number; hash: string | null }>();
   const positions = new Map<string, number>();
-  for (const head of found.rows) {
+  for (const head of found) {
     heads.set(head.stream_name, { revision: head.revision, hash: head.hash });
     positions.set(rowKey(head.stream_name, head.revision), Number(head.position));
   }
@@ -201,7 +212,6 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       // visible only at commit: two transactions appending at once could commit positions out of
       // order (11 before 10), and a subscriber that already read past 11 would never see 10. One
       // writing transaction at a time (across processes too) makes commit order equal position order.
-      await client.query(`begin; select pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
       written = await writeAppends(client, appends);
     } catch (error) {
       const rolledBack = await client.query('rollback').then(

@@ -115,6 +115,17 @@ describe('PostgreSQL event store: group commit', () => {
     }
   });
 
+  it('takes any stream name, quotes and backslashes included, into the batch it reads heads for', async () => {
+    const odd = `odd'${randomUUID()}\\'); drop table events; --"ü`;
+    await Promise.all([store.append(odd, [envelope('First')], 'no-stream'), store.append(`${odd}-other`, [envelope('Other')], 'no-stream')]);
+    await store.append(odd, [envelope('Second')], 0);
+
+    expect((await store.readStream(odd)).map((event) => [event.streamName, event.revision, event.type])).toEqual([
+      [odd, 0, 'First'],
+      [odd, 1, 'Second'],
+    ]);
+  });
+
   it('fails only the append the database refuses; the others of its batch are committed', async () => {
     const prefix = `refused${randomUUID().replaceAll('-', '')}`;
     const outcomes = await Promise.allSettled(
