@@ -134,10 +134,10 @@ try {
       if (recordStoreCalls) storeCalls.push({ op: 'append', stream, start, end: wallNow() });
     }
   };
-  runtime.eventStore.readStream = async (stream) => {
+  runtime.eventStore.readStream = async (stream, options) => {
     const start = wallNow();
     try {
-      return await readStream(stream);
+      return await readStream(stream, options);
     } finally {
       if (recordStoreCalls) storeCalls.push({ op: 'read', stream, start, end: wallNow() });
     }

@@ -23,6 +23,8 @@ import { frameTimeMs, videoFrameCount } from '../domain/renders/video-timing.js'
 import { createHtmlCanvasRenderer } from '../infrastructure/canvas/html-canvas-renderer.js';
 import { createLogger } from '../infrastructure/config/logger.js';
 import { createBrowserPool } from '../infrastructure/rendering/browser-pool.js';
+import { prepareRenderPage } from '../infrastructure/rendering/page-confinement.js';
+import { prepareTemplateHost } from '../infrastructure/rendering/template-document.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
 import { startEncoder } from '../infrastructure/video/ffmpeg-encoder.js';
 import { openFramePage } from '../infrastructure/video/virtual-clock-page.js';
@@ -288,11 +290,19 @@ try {
    * Capture and encoding apart, on the same page: frames captured into memory by 1 and by 2 pages
    * (each taking the next frame when free, as the renderer does), then those frames fed to ffmpeg.
    */
-  const pool = createBrowserPool({ executablePath: config.CHROMIUM_PATH, browsers: 1, pagesPerBrowser: 2, logger, extraArgs: config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : [] });
+  const hostPolicy = createHostPolicy({ allowedPrivateHosts: [] });
+  const pool = createBrowserPool({
+    executablePath: config.CHROMIUM_PATH,
+    browsers: 1,
+    pagesPerBrowser: 2,
+    logger,
+    extraArgs: config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : [],
+    preparePage: prepareRenderPage(hostPolicy),
+    resetPage: prepareTemplateHost,
+  });
   stops.push(() => pool.close());
   await pool.warmUp();
   const canvas = createHtmlCanvasRenderer();
-  const hostPolicy = createHostPolicy({ allowedPrivateHosts: [] });
   const captureRows: string[][] = [];
   for (const size of SIZES) {
     const document = motionGraphics(size);

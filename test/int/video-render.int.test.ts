@@ -7,6 +7,8 @@ import type { VideoDocument, VideoProgress } from '../../application/ports/video
 import { DomainError } from '../../domain/shared/errors.js';
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
 import { decodeVideoFrames, pixelAt, probeVideoFile } from '../support/video-files.js';
 
@@ -76,7 +78,7 @@ const saved = async (content: Buffer, name: string) => {
 };
 
 beforeAll(async () => {
-  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 3, logger });
+  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 3, logger, preparePage: prepareRenderPage(hostPolicy), resetPage: prepareTemplateHost });
   await pool.warmUp();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'video-work-'));
   outputDir = await mkdtemp(path.join(os.tmpdir(), 'video-out-'));
