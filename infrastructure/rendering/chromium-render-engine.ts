@@ -3,6 +3,7 @@ import type { CaptureOptions, RenderDocument, RenderEngine, RenderedFile } from 
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage, IMAGE_CONTENT_TYPES, type ImageFormat } from './image-encoder.js';
 import { LOAD_PROBE_MARGIN_MS, writeTemplateDocument } from './template-document.js';
+import { fitViewport } from './page-viewport.js';
 
 export interface ChromiumRenderEngineOptions {
   readonly pool: BrowserPool;
@@ -53,7 +54,7 @@ const screenshot = async (
 };
 
 const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, loadTimeoutMs: number) => {
-  await page.setViewport({ width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
+  await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
   await writeTemplateDocument(page, cdp, document.html, loadTimeoutMs);
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
   if (options.format === 'pdf') {

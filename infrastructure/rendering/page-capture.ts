@@ -5,6 +5,7 @@ import { PDF_FORMATS, type CaptureSpec } from '../../domain/renders/capture-even
 import { validationError } from '../../domain/shared/errors.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage } from './image-encoder.js';
+import { fitViewport } from './page-viewport.js';
 
 export interface PageCaptureOptions {
   readonly pool: BrowserPool;
@@ -82,7 +83,7 @@ export const createPageCapturer = (options: PageCaptureOptions): PageCapturer =>
   capture: (spec: CaptureSpec, tenant: string): Promise<RenderedFile> =>
     options.pool.withPage(
       async (page) => {
-        await page.setViewport({ width: spec.width, height: spec.height, deviceScaleFactor: 1 });
+        await fitViewport(page, { width: spec.width, height: spec.height, deviceScaleFactor: 1 });
         await navigate(page, spec.url, options.navigationTimeoutMs);
         if (spec.waitTime > 0) await sleep(spec.waitTime);
         return capturePage(page, spec, options.captureTimeoutMs);

@@ -3,6 +3,7 @@ import type { VideoDocument } from '../../application/ports/video-renderer.js';
 import { validationError } from '../../domain/shared/errors.js';
 import { LOAD_PROBE_MARGIN_MS, loadTemplateDocument } from '../rendering/template-document.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
+import { fitViewport } from '../rendering/page-viewport.js';
 
 export interface FramePageOptions {
   readonly hostPolicy: HostPolicy;
@@ -61,7 +62,7 @@ export const framePageOpeningMs = (document: VideoDocument, options: Pick<FrameP
  */
 export const openFramePage = async (page: Page, session: CDPSession, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
   await options.hostPolicy.guardPage(page);
-  await page.setViewport({ width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
+  await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
   await loadTemplateDocument(page, session, document.html, options.loadTimeoutMs);
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
   return {
