@@ -81,7 +81,8 @@ export interface BrowserPool {
  * own private-network checks are off because that proxy is the one policy (with its allow list):
  * Chromium would refuse a host the operator allowed, since template documents are not served from
  * a private address. A V8 heap bound makes a memory-hungry page crash its own renderer early
- * instead of starving the machine.
+ * instead of starving the machine. No spare renderer: Chromium would start one after nearly every
+ * frame navigation and throw it away unused, since every page here keeps its own renderer.
  */
 export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-gpu',
@@ -97,7 +98,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-renderer-backgrounding',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--js-flags=--max-old-space-size=512',
-  '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks',
+  '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks,SpareRendererForSitePerProcess',
 ];
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {

@@ -143,6 +143,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   });
 
   const newLane = async (tenant: string): Promise<Lane> => {
+    logger.debug({ browser: id, tenant, lanes }, 'opening a page');
     const context = await browser.createBrowserContext();
     try {
       const page = await context.newPage();
@@ -161,6 +162,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
 
   /** Closes a page's context; a browser that cannot even do that is wedged, and is killed. */
   const discard = async (lane: Lane): Promise<void> => {
+    logger.debug({ browser: id, tenant: lane.tenant, uses: lane.uses }, 'closing a page');
     lanes--;
     if (crashed) return;
     const closed = await within(lane.context.close(), TEARDOWN_TIMEOUT_MS).catch(() => undefined);
