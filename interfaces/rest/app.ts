@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { redactRequest } from '../http/redact-url.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
@@ -49,6 +50,8 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
         res.setHeader('x-request-id', id);
         return id;
       },
+      // GET /img takes the API key in its query and signed links their signature: neither reaches the log.
+      serializers: { req: redactRequest },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );
