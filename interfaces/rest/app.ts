@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, toErrorBody } from '../http/error-mapping.js';
+import { findBadInput, findBadPath } from '../http/input-guard.js';
 import { mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
@@ -33,6 +34,12 @@ const bodyParserError = (error: unknown): DomainError | null => {
   if (type === 'entity.too.large') {
     return new DomainError('payload_too_large', 'Request body too large', [`body: larger than ${(error as { limit?: number }).limit} bytes`]);
   }
+  // Any other refusal of the request itself (an unsupported charset or Content-Encoding, a body that
+  // is not the gzip it claims, a path that does not decode) is the client's fault, said in the spec's shape.
+  const status = (error as { status?: unknown }).status;
+  if (error instanceof URIError || (typeof status === 'number' && status >= 400 && status < 500)) {
+    return new DomainError('validation', 'Malformed request', [`request: ${(error as Error).message}`]);
+  }
   return null;
 };
 
@@ -56,6 +63,11 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
     }),
   );
   app.use(express.json({ limit: bodyLimit, strict: false }));
+  app.use((req, res, next) => {
+    const problem = findBadPath(req.path) ?? findBadInput(req.query, 'query') ?? findBadInput(req.body, 'body');
+    if (!problem) return next();
+    res.status(400).json(errorBody(400, 'Invalid input', [problem]));
+  });
 
   app.get('/healthz', async (_req, res) => {
     const report = await services.health();
