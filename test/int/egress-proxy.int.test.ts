@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { startEgressProxy, type EgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -35,7 +37,7 @@ describe('egress proxy in front of Chromium', () => {
     internal = await countingServer('127.0.0.2');
     const policy = createHostPolicy({ allowedPrivateHosts: ['127.0.0.1'] });
     proxy = await startEgressProxy({ policy, logger });
-    pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger, extraArgs: proxy.chromiumArgs, preparePage: (page) => policy.guardPage(page) });
+    pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger, extraArgs: proxy.chromiumArgs, preparePage: prepareRenderPage(policy) });
     await pool.warmUp();
   });
   afterAll(async () => {
@@ -77,5 +79,41 @@ describe('egress proxy in front of Chromium', () => {
     expect(outcome.fetched).toBe('blocked');
     expect(outcome.socket).not.toBe('open');
     expect(internal.connections()).toBe(0);
+  });
+
+  it('lets no UDP datagram leave a page for a private address: WebRTC STUN/TURN and QUIC are shut', async () => {
+    const datagrams: string[] = [];
+    const udp = createSocket('udp4');
+    udp.on('message', (message, from) => datagrams.push(`${from.address}:${from.port} ${message.length} bytes`));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
+    const target = `127.0.0.2:${udp.address().port}`;
+    try {
+      await pool.withPage(
+        async (page) => {
+          // A document of its own, as every template gets: the page's per-document confinement runs first.
+          await page.goto(`http://127.0.0.1:${allowed.port}/`);
+          await page.evaluate(
+            `(async () => {
+              try { new WebTransport('https://${target}/'); } catch {}
+              // A fresh frame's realm is another way to the constructor.
+              const frame = document.createElement('iframe');
+              document.body.append(frame);
+              const Connection = window.RTCPeerConnection ?? frame.contentWindow.RTCPeerConnection;
+              if (typeof Connection === 'undefined') return;
+              const connection = new Connection({ iceServers: [{ urls: 'stun:${target}' }, { urls: 'turn:${target}?transport=udp', username: 'u', credential: 'c' }] });
+              connection.createDataChannel('probe');
+              await connection.setLocalDescription(await connection.createOffer());
+              await new Promise((resolve) => setTimeout(resolve, 1500));
+              connection.close();
+            })()`,
+          );
+        },
+        { tenant: 'org-udp', deadlineMs: 20_000 },
+      );
+      await sleep(300);
+      expect(datagrams).toEqual([]);
+    } finally {
+      udp.close();
+    }
   });
 });
