@@ -1,8 +1,9 @@
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { createAdmissionQueue, type Admission } from './admission-queue.js';
-import { launchBrowserSlot, within, type BrowserSlot } from './browser-slot.js';
+import { launchBrowserSlot, type BrowserSlot } from './browser-slot.js';
 import { PoolUnavailableError } from './pool-errors.js';
+import { within } from './within.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -202,7 +203,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   }
 
   async function withPage<T>(fn: (page: Page, cdp: CDPSession) => Promise<T>, withOptions: WithPageOptions): Promise<T> {
-    if (closed) throw new PoolUnavailableError('the browser pool is closed', 5);
+    // Once closed, the admission queue refuses every render itself.
     const ticket: Admission = await admission.admit(withOptions.tenant, { signal: withOptions.signal, queueTimeoutMs: withOptions.queueTimeoutMs });
     const started = performance.now();
     let handedOver = false;

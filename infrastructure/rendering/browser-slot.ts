@@ -2,6 +2,7 @@ import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Pag
 import type { Logger } from 'pino';
 import { validationError } from '../../domain/shared/errors.js';
 import { BrowserCrashedError, RenderDeadlineError } from './pool-errors.js';
+import { TIMED_OUT, within } from './within.js';
 
 /**
  * One Chromium process and its warm pages. A page lives in a browser context of its own, bound to
@@ -82,22 +83,6 @@ const BROWSER_CLOSE_TIMEOUT_MS = 5_000;
 /** A page not reset within this is busy with something of its own, and is discarded. */
 const RESET_TIMEOUT_MS = 2_000;
 
-const TIMED_OUT = Symbol('timed out');
-
-/** Settles like work, or with TIMED_OUT after ms; the timer never outlives the work. */
-export const within = async <T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> => {
-  let timer: NodeJS.Timeout | undefined;
-  work.catch(() => {});
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(resolve, ms, TIMED_OUT);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
-
 export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<BrowserSlot> => {
   const { id, logger } = options;
   const browser: Browser = await puppeteer.launch({
@@ -113,7 +98,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   });
   const pid = browser.process()?.pid;
   const idleLanes: Lane[] = [];
-  /** Pages being reset after a render, by tenant: back in the idle set (or gone) when each settles. */
+  /** Pages being reset after a render: each promise settles once its page is idle again (or gone). */
   const settling = new Map<Lane, Promise<void>>();
   let lanes = 0;
   let busy = 0;

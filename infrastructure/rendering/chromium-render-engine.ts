@@ -2,7 +2,7 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { CaptureOptions, RenderDocument, RenderEngine, RenderedFile } from '../../application/ports/render-engine.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage, IMAGE_CONTENT_TYPES, type ImageFormat } from './image-encoder.js';
-import { LOAD_PROBE_MARGIN_MS, writeTemplateDocument } from './template-document.js';
+import { LOAD_PROBE_MARGIN_MS, loadTemplateInFrame } from './template-document.js';
 import { fitViewport } from './page-viewport.js';
 
 export interface ChromiumRenderEngineOptions {
@@ -55,7 +55,7 @@ const screenshot = async (
 
 const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, loadTimeoutMs: number) => {
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-  await writeTemplateDocument(page, cdp, document.html, loadTimeoutMs);
+  await loadTemplateInFrame(page, cdp, document.html, loadTimeoutMs);
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
   if (options.format === 'pdf') {
     const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));

@@ -1,5 +1,6 @@
 import type { CDPSession, Page } from 'puppeteer-core';
 import { validationError } from '../../domain/shared/errors.js';
+import { TIMED_OUT, within } from './within.js';
 
 /*
  * How a template's HTML becomes a document on a warm page.
@@ -63,6 +64,8 @@ const FONTS_READY = `function () {
 const documents = new WeakMap<Page, string>();
 /** The isolated world of a page's host document, while the main frame still shows it. */
 const hosts = new WeakMap<Page, number>();
+/** Pages whose host has a spare frame waiting, made when the page was reset after its last render. */
+const spareReady = new WeakSet<Page>();
 
 /**
  * Once per page, before the network guard has the page: answers the host and video documents, and
@@ -76,20 +79,10 @@ export const serveTemplateDocuments = (page: Page): void => {
     return request.respond({ status: 200, contentType: 'text/html; charset=utf-8', body }, SERVE_PRIORITY).catch(() => {});
   });
   page.on('framenavigated', (frame) => {
-    if (frame === page.mainFrame()) hosts.delete(page);
+    if (frame !== page.mainFrame()) return;
+    hosts.delete(page);
+    spareReady.delete(page);
   });
-};
-
-const TIMED_OUT = Symbol('timed out');
-
-const bounded = async <T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> => {
-  let timer: NodeJS.Timeout | undefined;
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, ms, TIMED_OUT)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 };
 
 const callInHost = async (cdp: CDPSession, contextId: number, functionDeclaration: string, ...args: unknown[]): Promise<void> => {
@@ -120,41 +113,56 @@ export const prepareTemplateHost = async (page: Page, cdp: CDPSession): Promise<
   if (known !== undefined && page.url() === HOST_URL) {
     // The host may still have been replaced in between (a template reloading the top document).
     const ready = await callInHost(cdp, known, ADD_SPARE_FRAME).then(() => true, () => false);
-    if (ready) return known;
+    if (ready) {
+      spareReady.add(page);
+      return known;
+    }
   }
   const contextId = await buildHost(page, cdp);
   await callInHost(cdp, contextId, ADD_SPARE_FRAME);
+  spareReady.add(page);
   return contextId;
 };
 
-const responsive = async (cdp: CDPSession) => (await bounded(cdp.send('Runtime.evaluate', { expression: '1' }), RESPONSIVE_WITHIN_MS)) !== TIMED_OUT;
+/** The host to render in: the one the last reset left ready (no round trip on the render's path), or one prepared now. */
+const readyHost = async (page: Page, cdp: CDPSession): Promise<number> => {
+  const known = hosts.get(page);
+  if (known !== undefined && spareReady.has(page)) return known;
+  return prepareTemplateHost(page, cdp);
+};
+
+const responsive = async (cdp: CDPSession) => (await within(cdp.send('Runtime.evaluate', { expression: '1' }), RESPONSIVE_WITHIN_MS)) !== TIMED_OUT;
 
 const stuckIn = (timeoutMs: number) =>
   validationError(`The template's scripts kept the page busy for more than ${timeoutMs} ms; it cannot be rendered`);
 
+/** Web fonts in use must be ready, or text renders in a fallback face; within what is left of the load bound. */
+const awaitFonts = async (cdp: CDPSession, fontsReady: () => Promise<unknown>, loadedBy: number, timeoutMs: number): Promise<void> => {
+  const fontsWithinMs = Math.max(RESPONSIVE_WITHIN_MS, loadedBy - performance.now());
+  if ((await within(fontsReady(), fontsWithinMs)) !== TIMED_OUT) return;
+  if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
+  throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
+};
+
 /**
  * Loads html into the page's spare frame and waits for its load event, but only so long: a
  * hanging subresource must not hold a browser, and the page renders as far as it got. A page whose
- * scripts never yield cannot render at all, and says so. Web fonts in use must be ready, or text
- * renders in a fallback face.
+ * scripts never yield cannot render at all, and says so.
  */
-export const writeTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
+export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
   const loadedBy = performance.now() + timeoutMs;
-  const contextId = await prepareTemplateHost(page, cdp);
-  const written = await bounded(callInHost(cdp, contextId, LOAD_INTO_SPARE_FRAME, html), timeoutMs);
-  if (written === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
-  const fontsWithinMs = Math.max(RESPONSIVE_WITHIN_MS, loadedBy - performance.now());
-  if ((await bounded(callInHost(cdp, contextId, FONTS_READY), fontsWithinMs)) === TIMED_OUT) {
-    if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
-    throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
-  }
+  const contextId = await readyHost(page, cdp);
+  spareReady.delete(page);
+  const loaded = await within(callInHost(cdp, contextId, LOAD_INTO_SPARE_FRAME, html), timeoutMs);
+  if (loaded === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
+  await awaitFonts(cdp, () => callInHost(cdp, contextId, FONTS_READY), loadedBy, timeoutMs);
 };
 
 /**
  * Loads html as the main frame's document by navigation, for videos: their frames are posed by
- * scripts in the main frame. Bounded like writeTemplateDocument.
+ * scripts in the main frame. Bounded like loadTemplateInFrame.
  */
-export const loadTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
+export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
   documents.set(page, html);
   const loadedBy = performance.now() + timeoutMs;
   try {
@@ -163,10 +171,5 @@ export const loadTemplateDocument = async (page: Page, cdp: CDPSession, html: st
     if ((error as Error).name !== 'TimeoutError') throw error;
     if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
   }
-  const fontsWithinMs = Math.max(RESPONSIVE_WITHIN_MS, loadedBy - performance.now());
-  const fonts = cdp.send('Runtime.evaluate', { expression: 'document.fonts.ready.then(() => undefined)', awaitPromise: true });
-  if ((await bounded(fonts, fontsWithinMs)) === TIMED_OUT) {
-    if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
-    throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
-  }
+  await awaitFonts(cdp, () => cdp.send('Runtime.evaluate', { expression: 'document.fonts.ready.then(() => undefined)', awaitPromise: true }), loadedBy, timeoutMs);
 };

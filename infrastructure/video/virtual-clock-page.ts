@@ -1,7 +1,7 @@
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { VideoDocument } from '../../application/ports/video-renderer.js';
 import { validationError } from '../../domain/shared/errors.js';
-import { LOAD_PROBE_MARGIN_MS, loadTemplateDocument } from '../rendering/template-document.js';
+import { LOAD_PROBE_MARGIN_MS, navigateToTemplateDocument } from '../rendering/template-document.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
 import { fitViewport } from '../rendering/page-viewport.js';
 
@@ -63,7 +63,7 @@ export const framePageOpeningMs = (document: VideoDocument, options: Pick<FrameP
 export const openFramePage = async (page: Page, session: CDPSession, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
   await options.hostPolicy.guardPage(page);
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-  await loadTemplateDocument(page, session, document.html, options.loadTimeoutMs);
+  await navigateToTemplateDocument(page, session, document.html, options.loadTimeoutMs);
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
   return {
     async capture(timeMs) {
