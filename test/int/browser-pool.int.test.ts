@@ -124,19 +124,23 @@ describe('browser pool on real Chromium', () => {
   it('runs at most browsers * pagesPerBrowser renders at once and queues the rest', async () => {
     let running = 0;
     let peak = 0;
+    // The first renders hold their pages until the rest have queued: no timing decides the overlap.
+    const gate = deferred();
     const renders = [0, 1, 2, 3].map((n) =>
       pool.withPage(
         async (page) => {
           running++;
           peak = Math.max(peak, running);
           await page.setContent(`<p>${n}</p>`);
-          await new Promise((resolve) => setTimeout(resolve, 150));
+          await gate.promise;
           running--;
           return n;
         },
-        { tenant: `org-${n}`, deadlineMs: 10_000 },
+        { tenant: `org-${n}`, deadlineMs: 20_000 },
       ),
     );
+    await until(() => running === 2 && pool.stats().queued === 2);
+    gate.resolve();
     expect(await Promise.all(renders)).toEqual([0, 1, 2, 3]);
     expect(peak).toBe(2);
   });
