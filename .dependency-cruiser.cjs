@@ -53,6 +53,13 @@ module.exports = {
       from: { path: '^workflows/', pathNot: '\\.activities\\.ts$' },
       to: { dependencyTypes: ['core'] },
     },
+    {
+      name: 'mustache-through-its-bounded-cache',
+      comment: "mustache's default template cache grows without bound: use infrastructure/templates/bounded-mustache.ts.",
+      severity: 'error',
+      from: { pathNot: '^infrastructure/templates/bounded-mustache\\.ts$' },
+      to: { path: 'node_modules/mustache/' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
     { name: 'not-to-unresolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
   ],

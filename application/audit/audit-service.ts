@@ -3,6 +3,7 @@ import { templateStream } from '../../domain/templates/template-events.js';
 import type { EventIntegrity, LedgerReadModel } from '../ports/audit.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { RequestContext } from '../shared/request-context.js';
+import { createInFlightLimit, type InFlightLimits } from '../shared/in-flight-limit.js';
 import { requireScope } from '../shared/scopes.js';
 import { createRequestScan, createRowBuilder, type HistoryFilter, type HistoryRow, type RequestSpan } from './history.js';
 import { compareAccounts, compareResults, createLedger, type LedgerDifference } from './ledger.js';
@@ -13,6 +14,7 @@ export interface AuditServiceDeps {
   readonly eventStore: EventStore;
   readonly integrity: EventIntegrity;
   readonly ledger: LedgerReadModel;
+  readonly historyPagesInFlight?: InFlightLimits;
 }
 
 export interface VerifyOptions {
@@ -58,11 +60,18 @@ export interface HistoryPage {
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
-export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadModel }: AuditServiceDeps) => {
+/**
+ * A history page replays the organization's whole log twice: a handful at once keeps the database
+ * and the event loop for everyone else; exports (replayHistory) run from the CLI, not through here.
+ */
+const HISTORY_PAGES_IN_FLIGHT: InFlightLimits = { total: 4, perKey: 2, retryAfterSeconds: 2 };
+
+export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadModel, historyPagesInFlight = HISTORY_PAGES_IN_FLIGHT }: AuditServiceDeps) => {
+  const limitHistoryPages = createInFlightLimit('history pages', historyPagesInFlight);
   /** Pass one over the log up to `head`: which requests match, and what stretch of the log each one's history spans. */
   const findRequests = async (filter: HistoryFilter, head: number, progress?: ReplayProgress) => {
     const scan = createRequestScan(filter);
-    for await (const event of scanLog(eventStore, { after: null, upTo: head, onPage: (position) => progress?.(position, 2 * head) })) {
+    for await (const event of scanLog(eventStore, { after: null, upTo: head, orgId: filter.orgId, onPage: (position) => progress?.(position, 2 * head) })) {
       scan.apply(event);
     }
     return scan.spans();
@@ -78,7 +87,7 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
     }
     if (spans.size === 0) return;
     const builder = createRowBuilder(orgId, spans);
-    for await (const event of scanLog(eventStore, { after: first - 1, upTo: last, onPage: (position) => progress?.(head + position, 2 * head) })) {
+    for await (const event of scanLog(eventStore, { after: first - 1, upTo: last, orgId, onPage: (position) => progress?.(head + position, 2 * head) })) {
       const row = builder.apply(event);
       if (row) yield row;
     }
@@ -151,19 +160,21 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
       progress?.(2 * head, 2 * head);
     },
 
-    /** One page of the caller's history, in request order. Each page replays the log: meant for audits, not dashboards. */
+    /** One page of the caller's history, in request order. Each page replays the organization's log: meant for audits, not dashboards. */
     async historyPage(context: RequestContext, query: HistoryQuery): Promise<HistoryPage> {
       requireScope(context, 'audit');
       const filter: HistoryFilter = { orgId: context.caller.orgId, from: query.from, to: query.to, templateId: query.templateId };
-      const head = await eventStore.headPosition();
-      if (head === null) return { items: [], page: query.page, size: query.size, total: 0 };
-      const spans = await findRequests(filter, head);
-      const start = query.page * query.size;
-      const wanted = new Map([...spans].slice(start, start + query.size));
-      const items: HistoryRow[] = [];
-      for await (const row of buildRows(filter.orgId, wanted, head)) items.push(row);
-      items.sort((a, b) => a.position - b.position);
-      return { items, page: query.page, size: query.size, total: spans.size };
+      return limitHistoryPages(filter.orgId, async () => {
+        const head = await eventStore.headPosition();
+        if (head === null) return { items: [], page: query.page, size: query.size, total: 0 };
+        const spans = await findRequests(filter, head);
+        const start = query.page * query.size;
+        const wanted = new Map([...spans].slice(start, start + query.size));
+        const items: HistoryRow[] = [];
+        for await (const row of buildRows(filter.orgId, wanted, head)) items.push(row);
+        items.sort((a, b) => a.position - b.position);
+        return { items, page: query.page, size: query.size, total: spans.size };
+      });
     },
 
     /** A template exactly as it was at `at`, for anyone administering the service. */

@@ -8,6 +8,8 @@ export interface LogScan {
   readonly upTo: number;
   /** Events as stored rather than upcast (for hash checks). */
   readonly asStored?: boolean;
+  /** Only this organization's events (see ReadAllOptions.orgId). */
+  readonly orgId?: string;
   /** Called after each page with the position reached. */
   readonly onPage?: (position: number) => void;
 }
@@ -16,10 +18,10 @@ export interface LogScan {
 const PAGE_SIZE = 2_000;
 
 /** The global log between two positions, page by page, so a scan of any length holds one page at a time. */
-export async function* scanLog(eventStore: EventStore, { after, upTo, asStored = false, onPage }: LogScan): AsyncGenerator<RecordedEvent> {
+export async function* scanLog(eventStore: EventStore, { after, upTo, asStored = false, orgId, onPage }: LogScan): AsyncGenerator<RecordedEvent> {
   let cursor = after;
   while (cursor === null || cursor < upTo) {
-    const page = await eventStore.readAll({ after: cursor, limit: PAGE_SIZE, asStored });
+    const page = await eventStore.readAll({ after: cursor, limit: PAGE_SIZE, asStored, orgId });
     for (const event of page) {
       if (event.position > upTo) return;
       yield event;

@@ -6,7 +6,7 @@ import type { ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
-import { assertCanAfford, awaitOutcome, createWaitingRoom } from '../renders/render-admission.js';
+import { assertAccountAdmits, awaitOutcome, createWaitingRoom } from '../renders/render-admission.js';
 import { resultHref } from '../renders/result-href.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
@@ -63,7 +63,7 @@ export const createCaptureService = (deps: CaptureServiceDeps) => {
         webhookUrl: input.webhookUrl ?? null,
         requestedAt: now.toISOString(),
       };
-      await assertCanAfford(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
+      await assertAccountAdmits(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
       const sync = !input.webhookUrl;
       if (sync) waitingRoom.assertRoom();
 

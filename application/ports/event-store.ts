@@ -29,6 +29,11 @@ export interface ReadAllOptions {
    * this, because hashes cover what was written; everyone else reads events upcast to the current version.
    */
   readonly asStored?: boolean;
+  /**
+   * Only events recorded for this organization (`metadata.orgId`), so that reading one
+   * organization's history costs its own events rather than everybody's.
+   */
+  readonly orgId?: string;
 }
 
 export interface Subscription {

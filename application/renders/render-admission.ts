@@ -7,14 +7,23 @@ import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestr
  * refuse early rather than append a request that cannot go anywhere.
  */
 
-/** Credits left once a due renewal is counted, as the charge itself will count it. */
-export const assertCanAfford = async (accounts: AccountReadModel, orgId: string, cost: number, today: string): Promise<void> => {
-  if (cost === 0) return;
+/**
+ * What the account must have for a new file to be made: the credits it costs, once a due renewal is
+ * counted as the charge itself will count it, and room in its upload storage. The file's size is not
+ * known before it is rendered, so storage refuses once the quota is reached rather than predicting;
+ * cache hits store no file and do not come here.
+ */
+export const assertAccountAdmits = async (accounts: AccountReadModel, orgId: string, cost: number, today: string): Promise<void> => {
   const account = await accounts.getAccount(orgId);
   if (!account) throw new DomainError('forbidden', 'Organization not found');
   const left = account.nextRenewalAt <= today ? account.renewalAmount : account.creditsTotal - account.creditsUsed;
   if (left < cost) {
     throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${cost} credits; ${left} left`]);
+  }
+  if (account.uploadsUsed >= account.uploadsTotal) {
+    throw new DomainError('payment_required', 'Upload storage is full', [
+      `uploads: ${account.uploadsUsed} of ${account.uploadsTotal} bytes used; delete results to make room`,
+    ]);
   }
 };
 

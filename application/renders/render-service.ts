@@ -1,20 +1,21 @@
 import { createHash } from 'node:crypto';
 import { foldEvents } from '../../domain/shared/decider.js';
 import { DomainError, validationError } from '../../domain/shared/errors.js';
+import { assertJsonFieldSizes } from '../../domain/shared/json-size.js';
 import { cacheMaterial } from '../../domain/renders/cache-key.js';
 import { renderCost } from '../../domain/renders/pricing.js';
 import { completeRender, requestRender, renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream, type RenderRequested, type RenderSpec } from '../../domain/renders/render-events.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
-import { isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../../domain/templates/template-settings.js';
+import { assertRenderableSize, isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../../domain/templates/template-settings.js';
 import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import { assertWebhookUrlAllowed } from '../webhooks/webhook-url.js';
 import type { AccountReadModel, ProjectionProgress, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
-import { assertCanAfford, awaitOutcome, createWaitingRoom } from './render-admission.js';
+import { assertAccountAdmits, awaitOutcome, createWaitingRoom } from './render-admission.js';
 import { storageKeyOf } from './render-steps.js';
 import { videoTiming } from './video-spec.js';
 import { resultHref } from './result-href.js';
@@ -100,6 +101,8 @@ const commonSpec = (template: TemplateView, input: RenderInput, requestId: strin
 
 const buildSpec = (template: TemplateView, input: RenderInput, requestId: string): RenderSpec => {
   const format = input.outputFormat ?? template.outputFormat;
+  // Templates stored before the budget existed, and a video asked of an image template, meet it here.
+  assertRenderableSize({ width: template.width, height: template.height, scaleFactor: template.scaleFactor, format });
   // Canvas data must name the template's properties with valid values: a 400 now, not a failed render later.
   if (template.editor !== 'html-editor') resolveValues(template.components ?? EMPTY_COMPONENT_DOCUMENT, input.data ?? {});
   if (isVideoFormat(format)) return { ...commonSpec(template, input, requestId, format), ...videoTiming(template, format, input) };
@@ -157,6 +160,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
 
     async render(context: RequestContext, input: RenderInput): Promise<RenderAnswer> {
       requireScope(context, 'render');
+      assertJsonFieldSizes({ data: input.data, metadata: input.metadata });
       await assertWebhookUrlAllowed(deps.urls, input.webhookUrl);
       const template = await deps.templates.get(context.caller.orgId, input.template);
       if (!template) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
@@ -186,7 +190,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
         return cached;
       }
 
-      await assertCanAfford(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
+      await assertAccountAdmits(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
       const sync = !input.webhookUrl && !isVideoFormat(spec.format);
       if (sync) waitingRoom.assertRoom();
 

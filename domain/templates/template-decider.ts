@@ -1,5 +1,6 @@
 import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, notFound, validationError } from '../shared/errors.js';
+import { assertJsonFieldSizes } from '../shared/json-size.js';
 import type {
   CreateTemplate,
   DeleteTemplate,
@@ -22,6 +23,7 @@ import { deriveProperties } from './components/template-properties.js';
 import { evolveTemplate, initialTemplate, type Template, type TemplateFields } from './template.js';
 import {
   assertFormatFitsEditor,
+  assertRenderableSize,
   DEFAULT_FPS,
   QUALITY,
   RECORD_DURATION,
@@ -47,6 +49,8 @@ export const createTemplate = ({ data }: CreateTemplate, state: Template): Templ
   if (!video && (data.recordDuration !== undefined || data.fps !== undefined)) {
     throw validationError('recordDuration and fps are only available for canvas-html (video) templates');
   }
+  const scaleFactor = data.scaleFactor ?? SCALE_FACTOR.default;
+  assertRenderableSize({ width: data.width, height: data.height, scaleFactor, format: outputFormat });
   return [
     {
       type: 'TemplateCreated',
@@ -59,7 +63,7 @@ export const createTemplate = ({ data }: CreateTemplate, state: Template): Templ
         height: data.height,
         outputFormat,
         quality: data.quality ?? QUALITY.default,
-        scaleFactor: data.scaleFactor ?? SCALE_FACTOR.default,
+        scaleFactor,
         recordDuration: video ? (data.recordDuration ?? RECORD_DURATION.default) : null,
         fps: video ? (data.fps ?? DEFAULT_FPS) : null,
         tags: uniqueTags(data.tags),
@@ -91,6 +95,8 @@ export const updateTemplate = ({ data }: UpdateTemplate, state: Template): Templ
   if (data.changes.outputFormat) assertFormatFitsEditor(data.changes.outputFormat, fields.editor);
   const changes = effectiveChanges(fields, data.changes);
   if (Object.keys(changes).length === 0) return [];
+  const changed = { ...fields, ...changes };
+  assertRenderableSize({ width: changed.width, height: changed.height, scaleFactor: changed.scaleFactor, format: changed.outputFormat });
   return [{ type: 'TemplateUpdated', data: { templateId: data.templateId, changes, updatedAt: data.now } }];
 };
 
@@ -102,6 +108,7 @@ export const replaceTemplateContent = (
   if (fields.editor !== 'html-editor') {
     throw validationError(`Template ${data.templateId} uses the ${fields.editor}; html-editor content is only for html-editor templates`);
   }
+  assertJsonFieldSizes({ sampleData: data.sampleData });
   return [
     {
       type: 'TemplateContentReplaced',

@@ -159,7 +159,7 @@ export function createEventStoreDbEventStore({ connectionString, logger, schemas
     return events;
   }
 
-  async function readAll({ after, limit, asStored = false }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async function readAll({ after, limit, asStored = false, orgId }: ReadAllOptions): Promise<RecordedEvent[]> {
     const collected: RecordedEvent[] = [];
     // Reads from a position include the event at that position, which the port excludes.
     let lastSeen: Position | null = after === null ? null : positionOf(after);
@@ -175,7 +175,10 @@ export function createEventStoreDbEventStore({ connectionString, logger, schemas
         if (!event?.position || (lastSeen && comparePositions(event.position, lastSeen) <= 0)) continue;
         lastSeen = event.position;
         if (isSystemEvent(event.type)) continue;
-        collected.push(asStored ? toRecordedEvent(event) : toCurrent(event));
+        const recorded = asStored ? toRecordedEvent(event) : toCurrent(event);
+        // Metadata is not indexed by the server: an organization's events are picked out here.
+        if (orgId !== undefined && recorded.metadata.orgId !== orgId) continue;
+        collected.push(recorded);
         if (collected.length === limit) {
           await read.cancel();
           return collected;

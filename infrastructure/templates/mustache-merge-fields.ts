@@ -1,4 +1,4 @@
-import Mustache from 'mustache';
+import { Mustache } from './bounded-mustache.js';
 import type { MergeFieldScanner } from '../../application/ports/security.js';
 import { validationError } from '../../domain/shared/errors.js';
 

@@ -1,4 +1,4 @@
-import Mustache from 'mustache';
+import { Mustache } from './bounded-mustache.js';
 import type { TemplateMerger } from '../../application/ports/render-engine.js';
 
 /** Mustache semantics: `{{name}}` is HTML-escaped, `{{{name}}}` and `{{& name}}` insert raw HTML. */

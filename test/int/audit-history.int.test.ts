@@ -156,6 +156,38 @@ describe('audit history replayed from the event log', () => {
     expect(theirs.items.map((row) => row.requestId).sort()).toEqual(Object.values(other.requests).sort());
   });
 
+  it("reads only the caller's own events for a page, however large the rest of the log, and bounds pages in flight", async () => {
+    let eventsRead = 0;
+    const counting: EventStore = {
+      ...eventStore,
+      readAll: async (options) => {
+        const page = await eventStore.readAll(options);
+        eventsRead += page.length;
+        return page;
+      },
+    };
+    const bounded = createAuditService({
+      eventStore: counting,
+      integrity: createEventIntegrity(),
+      ledger: createLedgerReadModel(databaseUrl),
+      historyPagesInFlight: { total: 2, perKey: 1, retryAfterSeconds: 3 },
+    });
+    const own = (await replay({ orgId: history.orgId })).length;
+    // Ten more organizations' histories are written after this one's; none of their events is read.
+    for (let index = 0; index < 10; index++) await writeScriptedHistory(eventStore);
+    const page = await bounded.historyPage(context(['audit']), { page: 0, size: 50 });
+    expect(page.total).toBe(own);
+    const ownEvents = (await eventStore.readAll({ after: null, limit: 100_000, orgId: history.orgId })).length;
+    expect(eventsRead).toBeLessThanOrEqual(2 * ownEvents);
+
+    const pages = await Promise.allSettled([
+      bounded.historyPage(context(['audit']), { page: 0, size: 1 }),
+      bounded.historyPage(context(['audit']), { page: 0, size: 1 }),
+    ]);
+    expect(pages.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(pages.find((outcome) => outcome.status === 'rejected')).toMatchObject({ reason: { code: 'unavailable', retryAfterSeconds: 3 } });
+  });
+
   it('shows a template exactly as it was at any moment', async () => {
     const beforeEdit = await audit.templateSnapshot(history.templateId, new Date(at(120)));
     expect(beforeEdit).toMatchObject({

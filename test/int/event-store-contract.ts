@@ -33,14 +33,14 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
     const stream = (label: string) => `${prefix}-${label}`;
     const ours = (events: readonly RecordedEvent[]) => events.filter((event) => event.streamName.startsWith(prefix));
 
-    const envelope = (type: string, data: object = {}): EventEnvelope => ({
+    const envelope = (type: string, data: object = {}, orgId = 'org-contract'): EventEnvelope => ({
       type,
       data,
       metadata: {
         eventId: uuidv7(),
         schemaVersion: 1,
         occurredAt: new Date().toISOString(),
-        orgId: 'org-contract',
+        orgId,
         actor: 'system',
         correlationId: randomUUID(),
         causationId: randomUUID(),
@@ -218,6 +218,28 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       const fromStart = await store.readAll({ after: null, limit: 3 });
       expect(fromStart).toHaveLength(3);
       expectStrictlyIncreasing(positions(fromStart));
+    });
+
+    it("reads one organization's events of the global log, page by page, skipping everyone else's", async () => {
+      const before = await mark();
+      const orgA = `org-a-${randomUUID()}`;
+      const orgB = `org-b-${randomUUID()}`;
+      for (let index = 0; index < 5; index++) {
+        await store.append(stream('mixed'), [envelope(`A${index}`, {}, orgA), envelope(`B${index}`, {}, orgB), envelope(`B${index}b`, {}, orgB)], 'any');
+      }
+      const paged: RecordedEvent[] = [];
+      let cursor = before;
+      for (;;) {
+        const page = await store.readAll({ after: cursor, limit: 2, orgId: orgA });
+        expect(page.length).toBeLessThanOrEqual(2);
+        paged.push(...page);
+        if (page.length < 2) break;
+        cursor = page.at(-1)?.position ?? cursor;
+      }
+      expect(paged.map((event) => event.type)).toEqual(['A0', 'A1', 'A2', 'A3', 'A4']);
+      expect(new Set(paged.map((event) => event.metadata.orgId))).toEqual(new Set([orgA]));
+      expectStrictlyIncreasing(positions(paged));
+      expect(await store.readAll({ after: before, limit: 10, orgId: `org-none-${randomUUID()}` })).toEqual([]);
     });
 
     it('catches a subscription up, then delivers live events in position order, each once, one at a time', async () => {

@@ -12,6 +12,7 @@ import {
   number,
   oneOf,
   pathData,
+  qrValue,
   svgPaths,
   text,
   viewBox,
@@ -55,7 +56,7 @@ export const COMPONENT_PROPERTIES = {
   IMAGE: { src: spec(mediaUrl('image'), ''), objectFit, radius: spec(size(10_000), 0) },
   VIDEO: { src: spec(mediaUrl('video'), ''), objectFit },
   QR_CODE: {
-    value: spec(text(2000, 1), 'https://example.com'),
+    value: spec(qrValue(2000), 'https://example.com'),
     color: spec(color, '#000000'),
     background: spec(color, '#ffffff'),
   },

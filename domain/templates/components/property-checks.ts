@@ -33,6 +33,24 @@ export const text = (max: number, min = 0): ValueCheck<string> =>
 
 export const html = (max: number): ValueCheck<string> => ({ ...text(max), input: 'html' });
 
+/**
+ * The most a QR code holds at error correction level M (version 40) in byte mode, the mode any
+ * text can be written in. Text of 2,000 characters can exceed it once encoded (UTF-8 takes up to
+ * four bytes a character), so the bound is on bytes: a value that fits the schema but not a code
+ * is refused where the property is named, before anything is charged.
+ */
+export const QR_CAPACITY_BYTES = 2331;
+
+export const qrValue = (maxCharacters: number): ValueCheck<string> => {
+  const base = text(maxCharacters, 1);
+  return check('text', (value, fromText) => {
+    const result = base.check(value, fromText);
+    if (!result.ok) return result;
+    const bytes = new TextEncoder().encode(result.value).length;
+    return bytes <= QR_CAPACITY_BYTES ? result : fail(`holds ${bytes} bytes once encoded; a QR code holds at most ${QR_CAPACITY_BYTES}`);
+  });
+};
+
 export const number = (min: number, max: number): ValueCheck<number> =>
   check('number', (value, fromText) => {
     const parsed = fromText && typeof value === 'string' && value.trim() !== '' ? Number(value) : value;

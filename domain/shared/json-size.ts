@@ -1,0 +1,27 @@
+import { validationError } from './errors.js';
+
+/**
+ * Free-form JSON that a request stores in its events (render `data`, `metadata`, template
+ * `sampleData`) is kept for ever in the immutable log and copied into read models and webhooks, so
+ * each field has a size of its own, far below the body limit. Sizes are UTF-8 bytes of the JSON text.
+ */
+export const JSON_FIELD_LIMITS = {
+  data: 512 * 1024,
+  sampleData: 512 * 1024,
+  metadata: 16 * 1024,
+} as const;
+
+export type JsonField = keyof typeof JSON_FIELD_LIMITS;
+
+export const jsonBytes = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value) ?? '').length;
+
+/** Refuses any of the fields over its limit, one line each naming the field, its size and the limit. */
+export const assertJsonFieldSizes = (fields: Partial<Record<JsonField, unknown>>): void => {
+  const problems = Object.entries(fields).flatMap(([field, value]) => {
+    if (value === undefined || value === null) return [];
+    const bytes = jsonBytes(value);
+    const limit = JSON_FIELD_LIMITS[field as JsonField];
+    return bytes > limit ? [`${field}: ${bytes} bytes of JSON; at most ${limit}`] : [];
+  });
+  if (problems.length > 0) throw validationError('Request fields are too large', problems);
+};
