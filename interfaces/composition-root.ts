@@ -6,6 +6,7 @@ import { createUsageService } from '../application/accounts/usage-service.js';
 import { createAuditService } from '../application/audit/audit-service.js';
 import type { EventStore } from '../application/ports/event-store.js';
 import { createResultService } from '../application/results/result-service.js';
+import { createPendingRepair } from '../application/renders/pending-repair.js';
 import { createTemplateService } from '../application/templates/template-service.js';
 import { createEventIntegrity } from '../infrastructure/audit/event-integrity.js';
 import { createLedgerReadModel } from '../infrastructure/audit/ledger-read-model.js';
@@ -17,6 +18,7 @@ import { createProjectionSet, type ProjectionSet } from '../infrastructure/proje
 import { createAccountReadModel } from '../infrastructure/read-models/account-read-model.js';
 import { openReadModels } from '../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../infrastructure/read-models/result-read-model.js';
+import { runPeriodically } from '../infrastructure/system/periodic-task.js';
 import { createTemplateReadModel } from '../infrastructure/read-models/template-read-model.js';
 import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../infrastructure/read-models/cached-read-models.js';
 import { sha256ApiKeyCodec } from '../infrastructure/security/api-key-codec.js';
@@ -92,6 +94,7 @@ const renderingDisabled: RenderOrchestrator = {
   startVideo: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
   startCapture: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
   startWebhook: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
+  workflowState: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
   waitForOutcome: () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process')),
 };
 
@@ -249,6 +252,25 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS,
     });
     const requests = createRequestListService({ results: createResultReadModel(orm), links });
+
+    // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
+    if (options.runProjections && temporal) {
+      const repair = createPendingRepair({
+        ...commandDeps,
+        results: createResultReadModel(orm),
+        orchestrator,
+        graceMs: config.PENDING_REPAIR_AFTER_MS,
+        batchSize: 100,
+      });
+      const repairing = runPeriodically(
+        async () => {
+          for (const { requestId, why } of await repair.repairOnce()) logger.warn({ requestId, why }, 'failed a request left pending');
+        },
+        config.PENDING_REPAIR_INTERVAL_MS,
+        (error) => logger.error({ err: error }, 'repair of pending requests failed'),
+      );
+      closers.push(() => repairing.stop());
+    }
 
     const health = async (): Promise<HealthReport> => {
       const checks: HealthReport['checks'] = {};

@@ -6,7 +6,7 @@ import type { ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
-import { assertAccountAdmits, awaitOutcome, createWaitingRoom } from '../renders/render-admission.js';
+import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from '../renders/render-admission.js';
 import { resultHref } from '../renders/result-href.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
@@ -69,7 +69,7 @@ export const createCaptureService = (deps: CaptureServiceDeps) => {
 
       const events = requestCapture({ type: 'RequestCapture', data: requested }, renderDecider.initialState());
       await deps.eventStore.append(renderStream(requestId), toEnvelopes(events, context, deps), 'no-stream');
-      await deps.orchestrator.startCapture({ requestId, webhook: !sync });
+      await startRecordedRequest(requestId, () => deps.orchestrator.startCapture({ requestId, webhook: !sync }));
       if (sync) await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
       return { requestId, href: resultHref(deps.links, requested), request };
     },

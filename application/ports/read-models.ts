@@ -165,4 +165,6 @@ export interface ResultReadModel {
   slice(orgId: string, window: { readonly offset: number; readonly limit: number }): Promise<ResultView[]>;
   /** The file of the newest finished, undeleted render with this cache key, while it is still stored. */
   findCached(orgId: string, cacheKey: string): Promise<CachedFile | null>;
+  /** Requests of every organization still pending that were made before `before`, oldest first. */
+  stalePending(before: Date, limit: number): Promise<{ readonly requestId: string; readonly orgId: string }[]>;
 }

@@ -27,6 +27,22 @@ export const assertAccountAdmits = async (accounts: AccountReadModel, orgId: str
   }
 };
 
+/**
+ * Starts the workflow of a request already recorded. When that fails (Temporal unreachable), the
+ * caller is told the request did not start and may be retried: the pending-request repair marks it
+ * failed later, and it was never charged, since only its workflow charges.
+ */
+export const startRecordedRequest = async (requestId: string, start: () => Promise<void>): Promise<void> => {
+  try {
+    await start();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UnavailableError('The render could not be started; retry shortly', 5, [
+      `requestId ${requestId}: not started (${why}); it will be marked failed and nothing is charged`,
+    ]);
+  }
+};
+
 const FAILURE_CODES: Record<Extract<RenderOutcome, { status: 'failed' }>['code'], ErrorCode> = {
   payment_required: 'payment_required',
   rejected: 'validation',

@@ -15,7 +15,7 @@ import { assertWebhookUrlAllowed } from '../webhooks/webhook-url.js';
 import type { AccountReadModel, ProjectionProgress, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
-import { assertAccountAdmits, awaitOutcome, createWaitingRoom } from './render-admission.js';
+import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from './render-admission.js';
 import { storageKeyOf } from './render-steps.js';
 import { videoTiming } from './video-spec.js';
 import { resultHref } from './result-href.js';
@@ -197,10 +197,10 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       await deps.eventStore.append(renderStream(requestId), toEnvelopes(requestRender({ type: 'RequestRender', data: requested }, renderDecider.initialState()), context, deps), 'no-stream');
       // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
       if (isVideoFormat(spec.format)) {
-        await deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) });
+        await startRecordedRequest(requestId, () => deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }));
         return { requestId, href: resultHref(deps.links, requested), status: 'pending' };
       }
-      await deps.orchestrator.start({ requestId, webhook: !sync });
+      await startRecordedRequest(requestId, () => deps.orchestrator.start({ requestId, webhook: !sync }));
       const answer: RenderAnswer = {
         requestId,
         href: resultHref(deps.links, requested),

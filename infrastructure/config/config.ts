@@ -47,6 +47,9 @@ const ConfigSchema = z.object({
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   SYNC_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
   MAX_PENDING_SYNC_RENDERS: z.coerce.number().int().min(1).default(64),
+  /** How often a process that follows the log looks for requests left pending without a live workflow, and how old they must be. */
+  PENDING_REPAIR_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  PENDING_REPAIR_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
   /** Origin of result hrefs as clients reach the service (behind a proxy); http://127.0.0.1:<PORT> when unset. */
   PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),

@@ -89,6 +89,7 @@ export const ResultRow = defineEntity({
         `create index "results_cache_lookup_index" on "results" ("org_id", "cache_key", "created_at" desc, "request_id" desc) ` +
         `where "status" = 'done' and not "deleted" and not "file_deleted"`,
     },
+    { name: 'results_pending_index', expression: `create index "results_pending_index" on "results" ("created_at") where "status" = 'pending'` },
   ],
   properties: {
     requestId: p.string().primary(),

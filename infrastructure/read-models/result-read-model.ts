@@ -65,6 +65,10 @@ export const createResultReadModel = (orm: MikroORM): ResultReadModel => ({
    * On every repeated request, so plain SQL on the partial index that holds exactly the rows a hit
    * may reuse, newest first: one index probe, however many hits the key already had.
    */
+  async stalePending(before, limit) {
+    const rows = await orm.em.fork().find(ResultRow, { status: 'pending', createdAt: { $lt: before } }, { fields: ['requestId', 'orgId'], orderBy: { createdAt: 'asc' }, limit });
+    return rows.map((row) => ({ requestId: row.requestId, orgId: row.orgId }));
+  },
   async findCached(orgId, cacheKey) {
     // 'get' answers the first row, or undefined when there is none.
     const row: CachedFileRow | undefined = await orm.em.getConnection().execute<CachedFileRow>(

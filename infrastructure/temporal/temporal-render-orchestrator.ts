@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { RenderWorkflowResult } from '../../workflows/render.workflow.js';
 
@@ -26,6 +26,16 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue }: Temporal
     startVideo: ({ requestId, webhook }) => startOnce('videoRenderWorkflow', requestId, webhook),
     startCapture: ({ requestId, webhook }) => startOnce('captureWorkflow', requestId, webhook),
     startWebhook: ({ requestId }) => startOnce('webhookWorkflow', requestId, true),
+
+    async workflowState(requestId) {
+      try {
+        const { status } = await client.workflow.getHandle(requestId).describe();
+        return status.name === 'RUNNING' ? 'running' : 'closed';
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return 'absent';
+        throw error;
+      }
+    },
 
     async waitForOutcome(requestId, timeoutMs) {
       // Render and capture workflows both end in a RenderOutcome.
