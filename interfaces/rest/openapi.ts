@@ -24,6 +24,7 @@ const errors = Object.fromEntries(
     [403, 'Missing or invalid API key'],
     [404, 'Unknown resource or route'],
     [413, 'Body too large'],
+    [431, 'URL or headers too large'],
     [500, 'Unexpected error'],
     [503, 'Temporarily unavailable; see Retry-After'],
   ].map(([status, description]) => [String(status), { description: String(description), ...json(ErrorBody) }]),
