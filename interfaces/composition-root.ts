@@ -251,7 +251,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS,
       maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS,
     });
-    const requests = createRequestListService({ results: createResultReadModel(orm), links });
+    const requests = createRequestListService({ results: createResultReadModel(orm), links, eventStore });
 
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
     if (options.runProjections && temporal) {

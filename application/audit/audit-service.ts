@@ -8,6 +8,7 @@ import { requireScope } from '../shared/scopes.js';
 import { createRequestScan, createRowBuilder, type HistoryFilter, type HistoryRow, type RequestSpan } from './history.js';
 import { compareAccounts, compareResults, createLedger, type LedgerDifference } from './ledger.js';
 import { scanLog } from './log-scan.js';
+import { storedDataOf } from '../renders/hit-data.js';
 import { templateAsOf, type TemplateSnapshot } from './template-history.js';
 
 export interface AuditServiceDeps {
@@ -77,6 +78,13 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
     return scan.spans();
   };
 
+  /** A row of a cache hit that holds its data by reference shows the data its request carried. */
+  const withStoredData = async (row: HistoryRow): Promise<HistoryRow> => {
+    if (row.dataFrom === null) return row;
+    const { used, sent } = await storedDataOf(eventStore, row.dataFrom);
+    return { ...row, data: used, request: { ...row.request, data: sent } };
+  };
+
   /** Pass two: the rows of `spans`, each as soon as its history is complete. */
   async function* buildRows(orgId: string, spans: ReadonlyMap<string, RequestSpan>, head: number, progress?: ReplayProgress): AsyncGenerator<HistoryRow> {
     let first = Number.POSITIVE_INFINITY;
@@ -89,7 +97,7 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
     const builder = createRowBuilder(orgId, spans);
     for await (const event of scanLog(eventStore, { after: first - 1, upTo: last, orgId, onPage: (position) => progress?.(head + position, 2 * head) })) {
       const row = builder.apply(event);
-      if (row) yield row;
+      if (row) yield await withStoredData(row);
     }
   }
 

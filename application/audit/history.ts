@@ -62,6 +62,8 @@ export interface HistoryRow {
   data: Record<string, unknown> | null;
   /** The request exactly as the client sent it. */
   request: Record<string, unknown>;
+  /** A cache hit that stored its data by reference names the request whose event holds it; data and request show it. */
+  dataFrom: string | null;
   status: 'pending' | 'done' | 'failed';
   states: StateChange[];
   failureReason: string | null;
@@ -148,6 +150,7 @@ const newRow = (event: RecordedEvent<RenderEvent>): HistoryRow | null => {
       format: data.spec.format,
       data: data.spec.data,
       request: data.request,
+      dataFrom: data.dataFrom,
       states: [{ state: 'requested', at: data.requestedAt }],
     };
   }
@@ -164,6 +167,7 @@ const newRow = (event: RecordedEvent<RenderEvent>): HistoryRow | null => {
       format: data.capture.kind === 'pdf' ? 'pdf' : 'png',
       data: null,
       request: data.request,
+      dataFrom: null,
       states: [{ state: 'requested', at: data.requestedAt }],
     };
   }

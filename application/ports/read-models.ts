@@ -109,7 +109,9 @@ export interface ResultView {
   readonly cacheKey: string | null;
   readonly batchName: string | null;
   readonly metadata: Record<string, unknown> | null;
+  /** As recorded: without `data` when `dataFrom` names the request that stored it (a cache hit). */
   readonly request: Record<string, unknown>;
+  readonly dataFrom: string | null;
   readonly failureReason: string | null;
   readonly credits: number;
   readonly createdAt: Date;
@@ -143,6 +145,8 @@ export interface WebhookDeliveryView {
 /** What a cache hit reuses of the render it repeats: the stored file and its shape, nothing else. */
 export interface CachedFile {
   readonly requestId: string;
+  /** The request that stored the data of this file's requests (see RenderRequested.dataFrom). */
+  readonly dataFrom: string;
   readonly storageKey: string;
   readonly contentType: string;
   readonly bytes: number;

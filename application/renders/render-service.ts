@@ -16,6 +16,7 @@ import type { AccountReadModel, ProjectionProgress, ResultReadModel, TemplateRea
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
 import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from './render-admission.js';
+import { hitRequest } from './hit-data.js';
 import { storageKeyOf } from './render-steps.js';
 import { videoTiming } from './video-spec.js';
 import { resultHref } from './result-href.js';
@@ -118,7 +119,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
     if (!requested.cacheKey) return null;
     const hit = await deps.results.findCached(context.caller.orgId, requested.cacheKey);
     if (!hit) return null;
-    const request = { ...requested, credits: 0 };
+    const request = hitRequest(requested, hit.dataFrom);
     const pending = requestRender({ type: 'RequestRender', data: request }, renderDecider.initialState());
     const completed = completeRender(
       {
@@ -181,6 +182,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
         metadata: input.metadata ?? null,
         webhookUrl: input.webhookUrl ?? null,
         requestedAt: now.toISOString(),
+        dataFrom: null,
       };
 
       const cached = await answerFromCache(context, requested, now);

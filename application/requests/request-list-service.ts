@@ -1,5 +1,7 @@
+import type { EventStore } from '../ports/event-store.js';
 import type { ResultLinks } from '../ports/file-storage.js';
 import type { ResultReadModel, ResultView } from '../ports/read-models.js';
+import { requestAsSent } from '../renders/hit-data.js';
 import { v1ChangesOf } from '../renders/v1-render.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
@@ -54,10 +56,14 @@ export const toRequestRecord = (view: ResultView, href: string): RequestRecordDt
 export type RequestListService = ReturnType<typeof createRequestListService>;
 
 /** GET /api/v1/requests: renders and captures newest first, read from the same read model as v2 results. */
-export const createRequestListService = (deps: { readonly results: ResultReadModel; readonly links: ResultLinks }) => ({
+export const createRequestListService = (deps: { readonly results: ResultReadModel; readonly links: ResultLinks; readonly eventStore: EventStore }) => ({
   async list(context: RequestContext, window: RequestWindow): Promise<RequestRecordDto[]> {
     requireScope(context, 'render');
     const views = await deps.results.slice(context.caller.orgId, window);
-    return views.map((view) => toRequestRecord(view, deps.links.href(view.requestId, view.fileName, view.expiresAt)));
+    return Promise.all(
+      views.map(async (view) =>
+        toRequestRecord({ ...view, request: await requestAsSent(deps.eventStore, view.request, view.dataFrom) }, deps.links.href(view.requestId, view.fileName, view.expiresAt)),
+      ),
+    );
   },
 });

@@ -50,6 +50,7 @@ export const requestedResult = (data: RenderRequested['data']): ResultView => ({
   cacheKey: data.cacheKey,
   batchName: data.batchName,
   metadata: data.metadata,
+  dataFrom: data.dataFrom,
   ...videoProgressOf(data.spec),
 });
 
@@ -73,6 +74,7 @@ export const requestedCaptureResult = (data: CaptureRequested['data']): ResultVi
   templateName: '',
   url: data.capture.url,
   format: data.capture.kind === 'pdf' ? 'pdf' : 'png',
+  dataFrom: null,
   cacheKey: null,
   batchName: null,
   metadata: null,

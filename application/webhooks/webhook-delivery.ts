@@ -6,6 +6,7 @@ import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import type { WebhookResponse, WebhookSender } from '../ports/webhook-sender.js';
+import { requestAsSent } from '../renders/hit-data.js';
 import { loadRender, type AcceptedRender } from '../renders/load-render.js';
 import { resultHref } from '../renders/result-href.js';
 import { systemContextFor } from '../renders/render-context.js';
@@ -42,8 +43,8 @@ export class WebhookAttemptFailed extends Error {
 }
 
 /** Spec section 6: `{ requestId, href, request }`; video renders also say how they ended, as the result does. */
-export const webhookPayload = (render: AcceptedRender, href: string): Record<string, unknown> => {
-  const base = { requestId: render.request.requestId, href, request: render.request.request };
+export const webhookPayload = (render: AcceptedRender, href: string, request: Record<string, unknown> = render.request.request): Record<string, unknown> => {
+  const base = { requestId: render.request.requestId, href, request };
   return render.kind === 'template' && isVideoFormat(render.request.spec.format) ? { ...base, status: render.status } : base;
 };
 
@@ -89,7 +90,9 @@ export const createWebhookDelivery = (deps: WebhookDeliveryDeps) => {
       if (previous?.outcome === 'abandoned') return { status: 'skipped', reason: 'the delivery was abandoned' };
 
       const context = systemContextFor(render.request.orgId, requestId);
-      const body = JSON.stringify(webhookPayload(render, resultHref(deps.links, render.request)));
+      // A cache hit may hold its data by reference: the receiver gets the request as it was sent.
+      const request = await requestAsSent(deps.eventStore, render.request.request, 'spec' in render.request ? render.request.dataFrom : null);
+      const body = JSON.stringify(webhookPayload(render, resultHref(deps.links, render.request), request));
       const now = deps.clock.now();
       const headers = webhookHeaders({
         deliveryId,

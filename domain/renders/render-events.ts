@@ -42,6 +42,11 @@ export type RenderRequested = DomainEvent<
     metadata: Record<string, unknown> | null;
     webhookUrl: string | null;
     requestedAt: string;
+    /**
+     * A cache hit whose data is large does not store it again: `spec.data` is empty, `request` has
+     * no `data`, and this names the request that stored it. Null when the data is stored here.
+     */
+    dataFrom: string | null;
   }
 >;
 

@@ -38,6 +38,7 @@ const captureSpec = z.object({
 });
 
 export const renderEventSchemas: EventSchemas<RenderEvent> = {
+  /** v1 had no `dataFrom`: every request stored its data. */
   RenderRequested: eventSchema(
     z.object({
       requestId: id,
@@ -50,7 +51,10 @@ export const renderEventSchemas: EventSchemas<RenderEvent> = {
       metadata: jsonObject.nullable(),
       webhookUrl: z.string().nullable(),
       requestedAt: isoTime,
+      dataFrom: id.nullable(),
     }),
+    // v1 always stored the data itself.
+    (v1) => ({ ...v1, dataFrom: null }),
   ),
   CaptureRequested: eventSchema(
     z.object({

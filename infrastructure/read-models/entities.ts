@@ -114,6 +114,8 @@ export const ResultRow = defineEntity({
     batchName: p.text().nullable(),
     metadata: p.json<Record<string, unknown>>().nullable(),
     request: p.json<Record<string, unknown>>(),
+    /** A cache hit that stored its data by reference: the request that stored it. */
+    dataFrom: p.string().nullable(),
     failureReason: p.text().nullable(),
     credits: p.integer(),
     deleted: p.boolean().default(false),

@@ -4,6 +4,7 @@ import { ResultRow } from './entities.js';
 
 interface CachedFileRow {
   readonly request_id: string;
+  readonly data_from: string | null;
   readonly storage_key: string | null;
   readonly content_type: string | null;
   readonly bytes: string | number | null;
@@ -32,6 +33,7 @@ const toView = (row: ResultRow): ResultView => ({
   batchName: row.batchName ?? null,
   metadata: row.metadata ?? null,
   request: row.request,
+  dataFrom: row.dataFrom ?? null,
   failureReason: row.failureReason ?? null,
   credits: row.credits,
   createdAt: row.createdAt,
@@ -61,18 +63,18 @@ export const createResultReadModel = (orm: MikroORM): ResultReadModel => ({
     const rows = await orm.em.fork().find(ResultRow, { orgId, deleted: false }, { orderBy: { createdAt: 'desc', requestId: 'desc' }, limit, offset });
     return rows.map(toView);
   },
-  /**
-   * On every repeated request, so plain SQL on the partial index that holds exactly the rows a hit
-   * may reuse, newest first: one index probe, however many hits the key already had.
-   */
   async stalePending(before, limit) {
     const rows = await orm.em.fork().find(ResultRow, { status: 'pending', createdAt: { $lt: before } }, { fields: ['requestId', 'orgId'], orderBy: { createdAt: 'asc' }, limit });
     return rows.map((row) => ({ requestId: row.requestId, orgId: row.orgId }));
   },
+  /**
+   * On every repeated request, so plain SQL on the partial index that holds exactly the rows a hit
+   * may reuse, newest first: one index probe, however many hits the key already had.
+   */
   async findCached(orgId, cacheKey) {
     // 'get' answers the first row, or undefined when there is none.
     const row: CachedFileRow | undefined = await orm.em.getConnection().execute<CachedFileRow>(
-      `select request_id, storage_key, content_type, bytes, width, height from results
+      `select request_id, data_from, storage_key, content_type, bytes, width, height from results
        where org_id = ? and cache_key = ? and status = 'done' and not deleted and not file_deleted
        order by created_at desc, request_id desc limit 1`,
       [orgId, cacheKey],
@@ -81,6 +83,8 @@ export const createResultReadModel = (orm: MikroORM): ResultReadModel => ({
     if (!row?.storage_key || !row.content_type || row.bytes === null) return null;
     return {
       requestId: row.request_id,
+      // A hit by reference points at the request that stored the data; any other row stored it itself.
+      dataFrom: row.data_from ?? row.request_id,
       storageKey: row.storage_key,
       contentType: row.content_type,
       bytes: Number(row.bytes),

@@ -135,3 +135,42 @@ describe('upload storage quota', () => {
     expect(again.status).toBe(200);
   });
 });
+
+describe('cache hits of large requests', () => {
+  it('store a reference to the data instead of a fresh copy, and still show the request as it was sent', async () => {
+    const key = await app.newOrganizationKey();
+    const id = await htmlTemplate(key, '<p>{{a}}</p>');
+    const data = { a: 'x'.repeat(200 * 1024) };
+    const first = await app.call('POST', '/api/v2/render', { key, body: { template: id, data } });
+    expect(first.status).toBe(200);
+    const hits = [];
+    for (let index = 0; index < 3; index++) {
+      const hit = await app.call('POST', '/api/v2/render', { key, body: { template: id, data, metadata: { index } } });
+      expect(hit.body.cached).toBe(true);
+      hits.push(hit.body.requestId as string);
+    }
+    for (const hitId of hits) {
+      const [requested] = await app.runtime.eventStore.readStream(`render-${hitId}`);
+      expect(requested?.type).toBe('RenderRequested');
+      // The hit's event is a few hundred bytes, not another 200 KiB copy.
+      expect(JSON.stringify(requested?.data).length).toBeLessThan(2048);
+      expect(requested?.data).toMatchObject({ dataFrom: first.body.requestId, spec: { data: {} } });
+    }
+    // A small request's hit keeps its data inline: a lookup would cost more than the bytes. (Another
+    // organization: this one's upload quota of one byte is used.)
+    const otherKey = await app.newOrganizationKey();
+    const otherId = await htmlTemplate(otherKey, '<p>{{a}}</p>');
+    expect((await app.call('POST', '/api/v2/render', { key: otherKey, body: { template: otherId, data: { a: 'small' } } })).status).toBe(200);
+    const smallHit = await app.call('POST', '/api/v2/render', { key: otherKey, body: { template: otherId, data: { a: 'small' } } });
+    expect(smallHit.body.cached).toBe(true);
+    const [smallRequested] = await app.runtime.eventStore.readStream(`render-${smallHit.body.requestId}`);
+    expect(smallRequested?.data).toMatchObject({ dataFrom: null, spec: { data: { a: 'small' } } });
+
+    const history = await app.call('GET', '/api/v2/audit/history?size=50', { key });
+    expect(history.status).toBe(200);
+    const rows = new Map(history.body.items.map((row: { requestId: string }) => [row.requestId, row]));
+    for (const hitId of hits) {
+      expect(rows.get(hitId)).toMatchObject({ data, request: { template: id, data }, dataFrom: first.body.requestId, file: { cached: true } });
+    }
+  });
+});

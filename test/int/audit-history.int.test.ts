@@ -61,6 +61,7 @@ describe('audit history replayed from the event log', () => {
       format: 'png',
       data: { title: 'First' },
       request: { template: history.templateId, data: { title: 'First' } },
+      dataFrom: null,
       status: 'done',
       states: [
         { state: 'requested', at: at(100) },

@@ -161,18 +161,19 @@ describe('results projection', () => {
       renderRequested({ requestId: source, orgId, requestedAt: at(1), cacheKey: 'same' }),
       renderCompleted({ requestId: source, completedAt: at(2), storageKey, bytes: 2500 }),
     );
-    expect(await results.findCached(orgId, 'same')).toEqual({ requestId: source, storageKey, contentType: expect.any(String), bytes: 2500, width: expect.any(Number), height: expect.any(Number) });
+    expect(await results.findCached(orgId, 'same')).toEqual({ requestId: source, dataFrom: source, storageKey, contentType: expect.any(String), bytes: 2500, width: expect.any(Number), height: expect.any(Number) });
     expect(await results.findCached('another-org', 'same')).toBeNull();
     expect((await accounts.getAccount(orgId))?.uploadsUsed).toBe(2500);
 
     await onRender(
       orgId,
       hit,
-      renderRequested({ requestId: hit, orgId, requestedAt: at(3), cacheKey: 'same', credits: 0 }),
+      // Its data is held by reference to the source, and so is that of any hit found through it.
+      renderRequested({ requestId: hit, orgId, requestedAt: at(3), cacheKey: 'same', credits: 0, dataFrom: source }),
       renderCompleted({ requestId: hit, completedAt: at(3), storageKey, bytes: 2500, cached: true, sourceRequestId: source }),
     );
-    expect(await results.get(orgId, hit)).toMatchObject({ cached: true, credits: 0, storageKey });
-    expect((await results.findCached(orgId, 'same'))?.requestId).toBe(hit);
+    expect(await results.get(orgId, hit)).toMatchObject({ cached: true, credits: 0, storageKey, dataFrom: source });
+    expect(await results.findCached(orgId, 'same')).toMatchObject({ requestId: hit, dataFrom: source });
     // The hit reuses the stored file: no new upload.
     expect((await accounts.getAccount(orgId))?.uploadsUsed).toBe(2500);
 

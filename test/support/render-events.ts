@@ -23,7 +23,7 @@ export const renderSpec = (overrides: Partial<RenderSpec> = {}): RenderSpec => (
 });
 
 export const renderRequested = (
-  data: Pick<RenderRequested['data'], 'requestId' | 'orgId' | 'requestedAt'> & Partial<Omit<RenderRequested['data'], 'spec'>> & { spec?: Partial<RenderSpec> },
+  data: Pick<RenderRequested['data'], 'requestId' | 'orgId' | 'requestedAt'> & Partial<Omit<RenderRequested['data'], 'spec' | 'dataFrom'>> & { dataFrom?: string | null } & { spec?: Partial<RenderSpec> },
 ): RenderRequested => {
   const spec = renderSpec(data.spec);
   return {
@@ -35,6 +35,7 @@ export const renderRequested = (
       batchName: null,
       metadata: null,
       webhookUrl: null,
+      dataFrom: null,
       ...data,
       spec,
     },

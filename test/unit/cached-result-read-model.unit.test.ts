@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../domain/shared/events.js';
 import { cachedResultReadModel } from '../../infrastructure/read-models/cached-read-models.js';
 import type { CommitListener } from '../../infrastructure/projections/projection-set.js';
 
-const file = (requestId: string): CachedFile => ({ requestId, storageKey: `org-a/${requestId}/card.jpg`, contentType: 'image/jpeg', bytes: 10, width: 1, height: 1 });
+const file = (requestId: string): CachedFile => ({ requestId, dataFrom: requestId, storageKey: `org-a/${requestId}/card.jpg`, contentType: 'image/jpeg', bytes: 10, width: 1, height: 1 });
 
 const committed = (type: string) => ({ type, streamName: 'render-x', data: {}, metadata: {}, revision: 0, position: 1 }) as unknown as RecordedEvent;
 

@@ -34,6 +34,7 @@ const requestedData: RenderRequested['data'] = {
   metadata: null,
   webhookUrl: null,
   requestedAt: now,
+  dataFrom: null,
 };
 const requested: RenderEvent = { type: 'RenderRequested', data: requestedData };
 const file = { storageKey: 'org-a/r1/r1.png', fileName: 'r1.png', contentType: 'image/png', bytes: 10, width: 100, height: 50 };
