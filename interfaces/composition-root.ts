@@ -25,6 +25,7 @@ import { sha256ApiKeyCodec } from '../infrastructure/security/api-key-codec.js';
 import { createLocalFileStorage } from '../infrastructure/storage/local-file-storage.js';
 import { createResultLinks } from '../infrastructure/storage/signed-links.js';
 import { loadSigningSecret } from '../infrastructure/storage/signing-secret.js';
+import { loadSecretSealer } from '../infrastructure/security/secrets-encryption-key.js';
 import { systemClock, uuidV7Ids } from '../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../infrastructure/templates/mustache-merge-fields.js';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -118,6 +119,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     if (options.runProjections) await projections.start();
 
     const commandDeps = { eventStore, clock: systemClock, ids: uuidV7Ids };
+    const secretSealer = await loadSecretSealer({ configured: config.SECRETS_ENCRYPTION_KEY, dataDir: config.DATA_DIR });
     // Keys, templates and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
     const accountReadModel = options.runProjections ? cachedAccountReadModel(createAccountReadModel(orm), projections) : createAccountReadModel(orm);
     const templateReadModel = options.runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm);
@@ -129,6 +131,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       apiKeys: sha256ApiKeyCodec,
       defaultPlan: { name: config.DEFAULT_PLAN_NAME, credits: config.DEFAULT_PLAN_CREDITS, uploadsBytes: config.DEFAULT_UPLOADS_BYTES },
       webhookSecretGenerator: randomWebhookSecrets,
+      secretSealer,
     });
     const templates = createTemplateService({
       ...commandDeps,
@@ -197,7 +200,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         links,
         sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) }),
         urls: hostPolicy,
-        secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets }),
+        secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: secretSealer }),
       });
       const webhookPolicy = {
         initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,

@@ -1,6 +1,7 @@
 import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream, API_KEY_SCOPES, type ApiKeyScope, type Plan } from '../../domain/accounts/account-events.js';
 import type { AccountReadModel, AccountView, ApiKeyView, ProjectionProgress } from '../ports/read-models.js';
+import type { SecretSealer } from '../ports/secret-sealer.js';
 import type { ApiKeyCodec } from '../ports/security.js';
 import type { WebhookSecretGenerator } from '../ports/webhook-sender.js';
 import { requireScope } from '../shared/scopes.js';
@@ -20,6 +21,7 @@ export interface AccountServiceDeps extends CommandDeps {
   readonly apiKeys: ApiKeyCodec;
   readonly defaultPlan: PlanDefaults;
   readonly webhookSecretGenerator: WebhookSecretGenerator;
+  readonly secretSealer: SecretSealer;
 }
 
 export interface IssuedKey {
@@ -43,7 +45,7 @@ export const createAccountService = (deps: AccountServiceDeps) => {
     correlationId,
   });
 
-  const webhookSecrets = createWebhookSecrets({ ...deps, generator: deps.webhookSecretGenerator });
+  const webhookSecrets = createWebhookSecrets({ ...deps, generator: deps.webhookSecretGenerator, sealer: deps.secretSealer });
 
   const settle = async (position: number | null) => {
     if (position !== null) await deps.progress.waitFor(position);
@@ -67,7 +69,7 @@ export const createAccountService = (deps: AccountServiceDeps) => {
       accountStream(orgId),
       {
         type: 'OpenAccount',
-        data: { orgId, name: input.name, plan, now: now.toISOString(), webhookSecret: deps.webhookSecretGenerator.generate() },
+        data: { orgId, name: input.name, plan, now: now.toISOString(), sealedWebhookSecret: webhookSecrets.newSealedSecret() },
       },
       systemContext(orgId),
     );

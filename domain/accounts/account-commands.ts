@@ -7,8 +7,8 @@ export interface OpenAccount {
     readonly name: string;
     readonly plan: Plan;
     readonly now: string;
-    /** Issued with the account, so its webhooks are signed from the first one. */
-    readonly webhookSecret?: string;
+    /** Issued with the account, so its webhooks are signed from the first one; sealed by the application. */
+    readonly sealedWebhookSecret?: string;
   };
 }
 
@@ -43,12 +43,12 @@ export interface RefundCredits {
 /** Issues a webhook secret to an account that has none (accounts opened before secrets existed). */
 export interface IssueWebhookSecret {
   readonly type: 'IssueWebhookSecret';
-  readonly data: { readonly orgId: string; readonly secret: string; readonly now: string };
+  readonly data: { readonly orgId: string; readonly sealedSecret: string; readonly now: string };
 }
 
 export interface RotateWebhookSecret {
   readonly type: 'RotateWebhookSecret';
-  readonly data: { readonly orgId: string; readonly secret: string; readonly now: string };
+  readonly data: { readonly orgId: string; readonly sealedSecret: string; readonly now: string };
 }
 
 export type AccountCommand =

@@ -48,13 +48,20 @@ export type CreditsRenewed = DomainEvent<
 >;
 
 /**
+ * A secret the service must be able to read back, as the log keeps it: sealed by the application
+ * (encrypted with a key the log does not hold), or in the clear in events written before secrets
+ * were sealed. New events carry only sealed ones; the domain compares them but never opens them.
+ */
+export type StoredSecret = { readonly sealed: string } | { readonly plain: string };
+
+/**
  * The key webhooks to this organization are signed with (HMAC-SHA256). Kept in the event because
  * signing needs the secret itself, not a digest; it is shown to the organization on request.
  */
-export type WebhookSecretIssued = DomainEvent<'WebhookSecretIssued', { orgId: string; secret: string; issuedAt: string }>;
+export type WebhookSecretIssued = DomainEvent<'WebhookSecretIssued', { orgId: string; secret: StoredSecret; issuedAt: string }>;
 
 /** A new webhook secret replaces the current one; the old one still signs for a grace period. */
-export type WebhookSecretRotated = DomainEvent<'WebhookSecretRotated', { orgId: string; secret: string; rotatedAt: string }>;
+export type WebhookSecretRotated = DomainEvent<'WebhookSecretRotated', { orgId: string; secret: StoredSecret; rotatedAt: string }>;
 
 export type AccountEvent =
   | AccountOpened

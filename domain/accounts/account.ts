@@ -1,6 +1,6 @@
 import { assertNever } from '../shared/decider.js';
 import { recordMovement, type CreditMovements } from './credit-movements.js';
-import type { AccountEvent, ApiKeyScope, Plan } from './account-events.js';
+import type { AccountEvent, ApiKeyScope, Plan, StoredSecret } from './account-events.js';
 
 export interface ApiKeyState {
   readonly keyId: string;
@@ -20,9 +20,9 @@ export interface OpenAccountState {
   /** Charges and refunds per request id, kept so a retried charge or refund is recognised. */
   readonly movements: CreditMovements | null;
   /** Signs webhooks; null for accounts opened before webhook secrets existed, until one is issued. */
-  readonly webhookSecret: string | null;
+  readonly webhookSecret: StoredSecret | null;
   /** The secret a rotation replaced, and when: it keeps signing alongside the new one for a grace period. */
-  readonly previousWebhookSecret: { readonly secret: string; readonly rotatedAt: string } | null;
+  readonly previousWebhookSecret: { readonly secret: StoredSecret; readonly rotatedAt: string } | null;
 }
 
 export type Account = { readonly status: 'absent' } | OpenAccountState;

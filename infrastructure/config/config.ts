@@ -55,6 +55,8 @@ const ConfigSchema = z.object({
   PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** Signs expiring result links; generated once into the data folder when unset. */
   URL_SIGNING_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Seals webhook secrets in events: `id:base64key[,...]`, the first seals; generated once into the data folder when unset. */
+  SECRETS_ENCRYPTION_KEY: optionalText,
   /** Webhook retries: exponential backoff (x2) from the first interval up to the longest, for the window; read by workers. */
   WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(5_000),
   WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce.number().int().min(10).default(60 * 60 * 1000),

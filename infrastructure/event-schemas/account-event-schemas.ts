@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import { API_KEY_SCOPES, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { SEALED_SECRET } from '../security/aes-gcm-secret-sealer.js';
 import { id, isoDate, isoTime } from './common-schemas.js';
 import { eventSchema, type EventSchemas } from './versioned-event-schema.js';
 
 const credits = z.number().int().nonnegative();
+
+/**
+ * v1 held webhook secrets in the clear; since v2 they are sealed, and an append of anything else is
+ * refused. Stored v1 events are never rewritten: they are read as `{ plain }`.
+ */
+const sealedSecret = z.strictObject({ sealed: z.string().regex(SEALED_SECRET, 'must be a sealed secret') });
+const plainSecretV1 = (v1: Record<string, unknown>) => ({ ...v1, secret: { plain: v1.secret } });
 
 const plan = z.object({
   name: z.string(),
@@ -32,6 +40,6 @@ export const accountEventSchemas: EventSchemas<AccountEvent> = {
   CreditsCharged: eventSchema(z.object({ requestId: id, amount: credits, chargedAt: isoTime })),
   CreditsRefunded: eventSchema(z.object({ requestId: id, amount: credits, refundedAt: isoTime })),
   CreditsRenewed: eventSchema(z.object({ credits, periodStartedAt: isoTime, nextRenewalAt: isoDate })),
-  WebhookSecretIssued: eventSchema(z.object({ orgId: id, secret: z.string().min(1), issuedAt: isoTime })),
-  WebhookSecretRotated: eventSchema(z.object({ orgId: id, secret: z.string().min(1), rotatedAt: isoTime })),
+  WebhookSecretIssued: eventSchema(z.object({ orgId: id, secret: sealedSecret, issuedAt: isoTime }), plainSecretV1),
+  WebhookSecretRotated: eventSchema(z.object({ orgId: id, secret: sealedSecret, rotatedAt: isoTime }), plainSecretV1),
 };

@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { readOrCreateKeyFile } from './key-file.js';
 
 const KEY_FILE = 'url-signing.key';
 
@@ -10,20 +10,7 @@ const KEY_FILE = 'url-signing.key';
  */
 export const loadSigningSecret = async ({ configured, dataDir }: { configured: string | undefined; dataDir: string }): Promise<string> => {
   if (configured) return configured;
-  const file = path.join(dataDir, KEY_FILE);
-  await mkdir(dataDir, { recursive: true });
-  const candidate = `${file}.${randomUUID()}.tmp`;
-  await writeFile(candidate, randomBytes(32).toString('hex'), { mode: 0o600 });
-  try {
-    // link() publishes the whole file or fails when one exists: of two instances starting at once,
-    // one key wins and both read it, never a half-written one.
-    await link(candidate, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await rm(candidate, { force: true });
-  }
-  const secret = (await readFile(file, 'utf8')).trim();
-  if (!secret) throw new Error(`${file} is empty; delete it to generate a new URL signing key`);
+  const secret = await readOrCreateKeyFile(dataDir, KEY_FILE, () => randomBytes(32).toString('hex'));
+  if (!secret) throw new Error(`${path.join(dataDir, KEY_FILE)} is empty; delete it to generate a new URL signing key`);
   return secret;
 };
