@@ -1,10 +1,11 @@
 import { notFound } from '../../domain/shared/errors.js';
-import { templateStream } from '../../domain/templates/template-events.js';
+import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { EventIntegrity, LedgerReadModel } from '../ports/audit.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { createInFlightLimit, type InFlightLimits } from '../shared/in-flight-limit.js';
 import { requireScope } from '../shared/scopes.js';
+import { readEvents } from '../shared/stream-reads.js';
 import { createRequestScan, createRowBuilder, type HistoryFilter, type HistoryRow, type RequestSpan } from './history.js';
 import { compareAccounts, compareResults, createLedger, type LedgerDifference } from './ledger.js';
 import { scanLog } from './log-scan.js';
@@ -102,7 +103,7 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
   }
 
   const templateSnapshot = async (templateId: string, at: Date): Promise<TemplateSnapshot> => {
-    const snapshot = templateAsOf(await eventStore.readStream(templateStream(templateId)), at);
+    const snapshot = templateAsOf(await readEvents(eventStore, templateStream(templateId), isTemplateEvent), at);
     if (!snapshot) throw notFound(`Template ${templateId} at ${at.toISOString()}`);
     return snapshot;
   };

@@ -1,5 +1,6 @@
-import type { AccountEvent } from '../../domain/accounts/account-events.js';
-import type { RenderEvent } from '../../domain/renders/render-events.js';
+import { accountStream, isAccountEvent, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
+import { assertNever } from '../../domain/shared/decider.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 
 /**
@@ -75,20 +76,14 @@ export interface HistoryRow {
   position: number;
 }
 
-const RENDER_PREFIX = 'render-';
-
-const requestIdOf = (event: RecordedEvent): string | null =>
-  event.streamName.startsWith(RENDER_PREFIX) ? event.streamName.slice(RENDER_PREFIX.length) : null;
+const requestIdOf = (event: RecordedEvent): string | null => requestIdOfStream(event.streamName);
 
 const isRequestEvent = (event: RecordedEvent<RenderEvent>) => event.type === 'RenderRequested' || event.type === 'CaptureRequested';
 
-const accountStreamOf = (orgId: string) => `account-${orgId}`;
-
 /** A charge or refund of one request, found in the organization's account stream. */
 const creditRequestId = (event: RecordedEvent, orgId: string): string | null => {
-  if (event.streamName !== accountStreamOf(orgId)) return null;
-  const account = event as RecordedEvent<AccountEvent>;
-  return account.type === 'CreditsCharged' || account.type === 'CreditsRefunded' ? account.data.requestId : null;
+  if (event.streamName !== accountStream(orgId) || !isAccountEvent(event)) return null;
+  return event.type === 'CreditsCharged' || event.type === 'CreditsRefunded' ? event.data.requestId : null;
 };
 
 const matches = (event: RecordedEvent<RenderEvent>, filter: HistoryFilter): boolean => {
@@ -117,7 +112,7 @@ export const createRequestScan = (filter: HistoryFilter) => {
       if (requestId === null) return;
       const span = spans.get(requestId);
       if (span) span.last = event.position;
-      else if (requestIdOf(event) !== null && matches(event as RecordedEvent<RenderEvent>, filter)) {
+      else if (requestIdOf(event) !== null && isRenderEvent(event) && matches(event, filter)) {
         spans.set(requestId, { first: event.position, last: event.position });
       }
     },
@@ -217,12 +212,14 @@ const applyToRow = (row: HistoryRow, event: RecordedEvent<RenderEvent>): void =>
       row.webhooks.push({ deliveryId, url, attempt: attempts, outcome: 'abandoned', statusCode: null, error: reason, at: abandonedAt });
       return;
     }
-    default: {
-      // A kind of change newer than this code: shown by its type rather than dropped from the record.
-      const unknown = event as RecordedEvent;
-      row.states.push({ state: unknown.type, at: unknown.metadata.occurredAt, detail: { ...unknown.data } });
-    }
+    default:
+      assertNever(event);
   }
+};
+
+/** A kind of change newer than this code: shown by its type rather than dropped from the record. */
+const applyUnknownToRow = (row: HistoryRow, event: RecordedEvent): void => {
+  row.states.push({ state: event.type, at: event.metadata.occurredAt, detail: { ...event.data } });
 };
 
 const applyCredit = (row: HistoryRow, event: RecordedEvent<AccountEvent>): void => {
@@ -245,14 +242,16 @@ export const createRowBuilder = (orgId: string, spans: ReadonlyMap<string, Reque
       if (requestId === null) return null;
       const span = spans.get(requestId);
       if (!span || event.position < span.first || event.position > span.last) return null;
-      if (renderRequestId !== null && isRequestEvent(event as RecordedEvent<RenderEvent>)) {
-        const row = newRow(event as RecordedEvent<RenderEvent>);
+      if (renderRequestId !== null && isRenderEvent(event) && isRequestEvent(event)) {
+        const row = newRow(event);
         if (row) open.set(requestId, row);
       }
       const row = open.get(requestId);
       if (!row) return null;
-      if (renderRequestId !== null) applyToRow(row, event as RecordedEvent<RenderEvent>);
-      else applyCredit(row, event as RecordedEvent<AccountEvent>);
+      if (renderRequestId === null) {
+        if (isAccountEvent(event)) applyCredit(row, event);
+      } else if (isRenderEvent(event)) applyToRow(row, event);
+      else applyUnknownToRow(row, event);
       if (event.position !== span.last) return null;
       open.delete(requestId);
       return row;

@@ -1,5 +1,5 @@
-import type { AccountEvent } from '../../domain/accounts/account-events.js';
-import type { RenderEvent } from '../../domain/renders/render-events.js';
+import { isAccountEvent, orgIdOfStream, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import type { AccountLedgerRow, ResultPresenceRow } from '../ports/audit.js';
 
@@ -27,17 +27,13 @@ export interface LedgerLimits {
   readonly results: number;
 }
 
-const ACCOUNT_PREFIX = 'account-';
-const RENDER_PREFIX = 'render-';
-
 export const createLedger = (orgId?: string) => {
   const accounts = new Map<string, AccountTotals>();
   const results = new Map<string, ResultPresence>();
   /** Bytes each render stored (not a cache hit), until it is deleted. */
   const stored = new Map<string, { orgId: string; bytes: number }>();
 
-  const applyAccount = (event: RecordedEvent<AccountEvent>) => {
-    const owner = event.streamName.slice(ACCOUNT_PREFIX.length);
+  const applyAccount = (event: RecordedEvent<AccountEvent>, owner: string) => {
     if (event.type === 'AccountOpened') {
       accounts.set(owner, { creditsTotal: event.data.plan.credits, creditsUsed: 0, uploadsUsed: 0 });
       return;
@@ -87,12 +83,13 @@ export const createLedger = (orgId?: string) => {
     /** Applies one event (upcast to the current schema) where each read model has seen it. */
     apply(event: RecordedEvent, limits: LedgerLimits): void {
       if (orgId !== undefined && event.metadata.orgId !== orgId) return;
-      if (event.streamName.startsWith(ACCOUNT_PREFIX)) {
-        if (event.position <= limits.accounts) applyAccount(event as RecordedEvent<AccountEvent>);
-      } else if (event.streamName.startsWith(RENDER_PREFIX)) {
-        const requestId = event.streamName.slice(RENDER_PREFIX.length);
-        if (event.position <= limits.accounts) applyUploads(event as RecordedEvent<RenderEvent>, requestId);
-        if (event.position <= limits.results) applyResult(event as RecordedEvent<RenderEvent>, requestId);
+      const owner = orgIdOfStream(event.streamName);
+      const requestId = requestIdOfStream(event.streamName);
+      if (owner !== null && isAccountEvent(event)) {
+        if (event.position <= limits.accounts) applyAccount(event, owner);
+      } else if (requestId !== null && isRenderEvent(event)) {
+        if (event.position <= limits.accounts) applyUploads(event, requestId);
+        if (event.position <= limits.results) applyResult(event, requestId);
       }
     },
     accounts: (): ReadonlyMap<string, Readonly<AccountTotals>> => accounts,

@@ -30,13 +30,13 @@ const propertiesOf = (state: ActiveTemplate, lastComponentProperties: readonly u
 };
 
 /** Null when the template did not exist yet at `at`. */
-export const templateAsOf = (events: readonly RecordedEvent[], at: Date): TemplateSnapshot | null => {
+export const templateAsOf = (events: readonly RecordedEvent<TemplateEvent>[], at: Date): TemplateSnapshot | null => {
   let state = initialTemplate();
   let active: ActiveTemplate | null = null;
   let last: RecordedEvent | null = null;
   let deletedAt: string | null = null;
   let componentProperties: readonly unknown[] | null = null;
-  for (const event of events as readonly RecordedEvent<TemplateEvent>[]) {
+  for (const event of events) {
     if (Date.parse(event.metadata.occurredAt) > at.getTime()) break;
     state = evolveTemplate(state, event);
     last = event;

@@ -1,15 +1,15 @@
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import type { Render } from '../../domain/renders/render.js';
-import { foldEvents } from '../../domain/shared/decider.js';
 import { notFound } from '../../domain/shared/errors.js';
 import type { EventStore } from '../ports/event-store.js';
+import { aggregateStream } from '../shared/stream-reads.js';
 
 export type AcceptedRender = Exclude<Render, { status: 'absent' }>;
 
 /** The state of an accepted render or capture, from its stream; not_found when none was accepted. */
 export const loadRender = async (eventStore: EventStore, requestId: string): Promise<AcceptedRender> => {
-  const state = foldEvents(renderDecider, (await eventStore.readStream(renderStream(requestId))) as never[]);
+  const { state } = await aggregateStream(eventStore, renderStream(requestId), renderDecider);
   if (state.status === 'absent') throw notFound('Render');
   return state;
 };

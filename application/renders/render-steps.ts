@@ -3,19 +3,19 @@ import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { foldEvents } from '../../domain/shared/decider.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { RecordedEvent } from '../../domain/shared/events.js';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream, type RenderRequested, type StoredFile } from '../../domain/renders/render-events.js';
 import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
-import { templateStream, type TemplateEvent } from '../../domain/templates/template-events.js';
+import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { createCommandBatcher } from '../shared/command-batcher.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
 import { loadRender } from './load-render.js';
 import { systemContextFor } from './render-context.js';
@@ -65,8 +65,8 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
 
   /** The template's content as it was at the revision the request pinned, whatever happened since. */
   const templateAt = async (templateId: string, revision: number) => {
-    const events = (await deps.eventStore.readStream(templateStream(templateId))).filter((event) => event.revision <= revision);
-    const template = foldEvents(templateDecider, events as RecordedEvent<TemplateEvent>[] as never[]);
+    const events = (await readEvents(deps.eventStore, templateStream(templateId), isTemplateEvent)).filter((event) => event.revision <= revision);
+    const template = foldEvents(templateDecider, events);
     if (template.status !== 'active') throw new DomainError('validation', `Template ${templateId} is not available`);
     return template;
   };

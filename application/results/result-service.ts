@@ -1,10 +1,11 @@
 import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
+import { isRenderEvent, renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { DomainError, notFound } from '../../domain/shared/errors.js';
 import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { ProjectionProgress, ResultReadModel, ResultView } from '../ports/read-models.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
+import { readEvents } from '../shared/stream-reads.js';
 import { requireScope } from '../shared/scopes.js';
 import { toPage, toResultDetail, toResultListItem, type PageDto, type ResultDetailDto, type ResultListItemDto } from './result-dto.js';
 import { foldResultView } from './result-view.js';
@@ -35,8 +36,7 @@ export type ResultService = ReturnType<typeof createResultService>;
 export const createResultService = (deps: ResultServiceDeps) => {
   const hrefOf = (view: ResultView) => deps.links.href(view.requestId, view.fileName, view.expiresAt);
 
-  const readRender = async (requestId: string): Promise<RenderEvent[]> =>
-    (await deps.eventStore.readStream(renderStream(requestId))) as unknown as RenderEvent[];
+  const readRender = (requestId: string): Promise<RenderEvent[]> => readEvents(deps.eventStore, renderStream(requestId), isRenderEvent);
 
   /**
    * The read model answers first. Renders do not wait for projections on their hot path, so a row

@@ -3,6 +3,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { DomainEvent } from '../../domain/shared/events.js';
 import { toEnvelopes, type CommandDeps, type CommandResult } from './command-handler.js';
 import type { RequestContext } from './request-context.js';
+import { readEvents } from './stream-reads.js';
 
 /**
  * Commands on one busy stream (an organization's account, charged by every render) without
@@ -79,11 +80,11 @@ export const createCommandBatcher = <State, Command, Event extends DomainEvent>(
   /** Folds what was appended to the stream after the cached revision. */
   const catchUp = async (streamName: string, slot: StreamSlot<State, Command, Event>) => {
     const after = slot.revision ?? -1;
-    const newer = await deps.eventStore.readStream(streamName, { fromRevision: after + 1 });
+    const newer = await readEvents(deps.eventStore, streamName, decider.isEvent, { fromRevision: after + 1 });
     for (const event of newer) {
       // A reader that ignores `fromRevision` (a wrapper, an old adapter) must not fold an event twice.
       if (event.revision <= (slot.revision ?? -1)) continue;
-      slot.state = decider.evolve(slot.state, event as unknown as Event);
+      slot.state = decider.evolve(slot.state, event);
       slot.revision = event.revision;
       slot.position = event.position;
     }

@@ -1,9 +1,10 @@
-import { foldEvents, type Decider } from '../../domain/shared/decider.js';
+import type { Decider } from '../../domain/shared/decider.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { DomainEvent, EventEnvelope } from '../../domain/shared/events.js';
 import type { Clock, IdGenerator } from '../ports/clock.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { RequestContext } from './request-context.js';
+import { aggregateStream } from './stream-reads.js';
 
 export interface CommandDeps {
   readonly eventStore: EventStore;
@@ -56,8 +57,7 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
   context: RequestContext,
 ): Promise<CommandResult<State, Event>> => {
   for (let attempt = 1; ; attempt++) {
-    const recorded = await deps.eventStore.readStream(streamName);
-    const state = foldEvents(decider, recorded as unknown as Event[]);
+    const { state, events: recorded } = await aggregateStream(deps.eventStore, streamName, decider);
     const events = decider.decide(command, state);
     const last = recorded.at(-1);
     if (events.length === 0) return { events, state, position: last?.position ?? null };

@@ -1,3 +1,4 @@
+import { isRenderEvent } from './render-events.js';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, notFound } from '../shared/errors.js';
 import type { CaptureRequested } from './capture-events.js';
@@ -78,4 +79,5 @@ export const renderDecider: Decider<Render, RenderCommand, RenderEvent> = {
   decide: decideRender,
   evolve: evolveRender,
   initialState: initialRender,
+  isEvent: isRenderEvent,
 };

@@ -1,8 +1,14 @@
-import type { DomainEvent } from '../shared/events.js';
+import { eventGuard, type DomainEvent } from '../shared/events.js';
 import type { CaptureRequested } from './capture-events.js';
 import type { Editor, OutputFormat } from '../templates/template-settings.js';
 
-export const renderStream = (requestId: string) => `render-${requestId}`;
+const RENDER_STREAM_PREFIX = 'render-';
+
+export const renderStream = (requestId: string) => `${RENDER_STREAM_PREFIX}${requestId}`;
+
+/** The request a render stream belongs to; null for any other stream. */
+export const requestIdOfStream = (streamName: string): string | null =>
+  streamName.startsWith(RENDER_STREAM_PREFIX) ? streamName.slice(RENDER_STREAM_PREFIX.length) : null;
 
 /** Everything a worker needs to produce the file, fixed when the request is accepted. */
 export interface RenderSpec {
@@ -105,3 +111,16 @@ export type RenderProgressed = DomainEvent<'RenderProgressed', { requestId: stri
 export type WebhookEvent = WebhookDeliveryFailed | WebhookDelivered | WebhookAbandoned;
 
 export type RenderEvent = RenderRequested | CaptureRequested | RenderCompleted | RenderFailed | ResultDeleted | WebhookEvent | RenderProgressed;
+
+/** Events of render streams (renders and captures share them). */
+export const isRenderEvent = eventGuard<RenderEvent>({
+  RenderRequested: true,
+  CaptureRequested: true,
+  RenderCompleted: true,
+  RenderFailed: true,
+  ResultDeleted: true,
+  WebhookDeliveryFailed: true,
+  WebhookDelivered: true,
+  WebhookAbandoned: true,
+  RenderProgressed: true,
+});

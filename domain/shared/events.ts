@@ -36,11 +36,25 @@ export type EventEnvelope<E extends DomainEvent = DomainEvent> = E extends Domai
   ? { readonly type: E['type']; readonly data: E['data']; readonly metadata: EventMetadata }
   : never;
 
-/** An event as read back from the store. */
-export type RecordedEvent<E extends DomainEvent = DomainEvent> = EventEnvelope<E> & {
+/**
+ * An event as read back from the store: the domain event itself with where it was stored, so a
+ * recorded event of an aggregate is one of its domain events (folds take it as it is).
+ */
+export type RecordedEvent<E extends DomainEvent = DomainEvent> = E & {
+  readonly metadata: EventMetadata;
   readonly streamName: string;
   /** 0-based index of the event within its stream. */
   readonly revision: number;
   /** Position in the global log; strictly increasing in commit order. */
   readonly position: number;
 };
+
+/**
+ * Tells the events of one aggregate from any other in the log, by type. Built from the complete list
+ * of the aggregate's event types, so tsc refuses a list that misses one or names one it does not have.
+ * Their data needs no check here: the event store validated (and upcast) every event it read.
+ */
+export const eventGuard =
+  <E extends DomainEvent>(types: Readonly<Record<E['type'], true>>) =>
+  (event: RecordedEvent): event is RecordedEvent<E> =>
+    Object.hasOwn(types, event.type);

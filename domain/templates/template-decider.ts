@@ -1,3 +1,4 @@
+import { isTemplateEvent } from './template-events.js';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, notFound, validationError } from '../shared/errors.js';
 import { assertJsonFieldSizes } from '../shared/json-size.js';
@@ -171,4 +172,5 @@ export const templateDecider: Decider<Template, TemplateCommand, TemplateEvent> 
   decide: decideTemplate,
   evolve: evolveTemplate,
   initialState: initialTemplate,
+  isEvent: isTemplateEvent,
 };

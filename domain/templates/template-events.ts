@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../shared/events.js';
+import { eventGuard, type DomainEvent } from '../shared/events.js';
 import type { Editor, Fps, OutputFormat } from './template-settings.js';
 import type { ComponentDocument } from './components/component-document.js';
 import type { TemplateProperty } from './components/template-properties.js';
@@ -75,3 +75,11 @@ export type TemplateEvent =
   | TemplateContentReplaced
   | TemplateComponentsReplaced
   | TemplateDeleted;
+
+export const isTemplateEvent = eventGuard<TemplateEvent>({
+  TemplateCreated: true,
+  TemplateUpdated: true,
+  TemplateContentReplaced: true,
+  TemplateComponentsReplaced: true,
+  TemplateDeleted: true,
+});

@@ -94,7 +94,7 @@ export function createEventStoreDbEventStore({ connectionString, logger, schemas
   async function head(streamName: string): Promise<{ revision: number; hash: string | null } | null> {
     try {
       for await (const resolved of client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
-        if (resolved.event) return { revision: Number(resolved.event.revision), hash: (resolved.event.metadata as unknown as EventMetadata).hash ?? null };
+        if (resolved.event) return { revision: Number(resolved.event.revision), hash: toRecordedEvent(resolved.event).metadata.hash ?? null };
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return null;
