@@ -21,6 +21,7 @@ import type {
   WebhookSecretIssued,
   WebhookSecretRotated,
 } from './account-events.js';
+import { isAccountEvent } from './account-events.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
 import { chargedFor, wasRefunded } from './credit-movements.js';
 import { renewalAfter } from './billing-period.js';
@@ -144,4 +145,5 @@ export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
   decide: decideAccount,
   evolve: evolveAccount,
   initialState: initialAccount,
+  isEvent: isAccountEvent,
 };

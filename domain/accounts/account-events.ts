@@ -1,6 +1,12 @@
-import type { DomainEvent } from '../shared/events.js';
+import { eventGuard, type DomainEvent } from '../shared/events.js';
 
-export const accountStream = (orgId: string) => `account-${orgId}`;
+const ACCOUNT_STREAM_PREFIX = 'account-';
+
+export const accountStream = (orgId: string) => `${ACCOUNT_STREAM_PREFIX}${orgId}`;
+
+/** The organization an account stream belongs to; null for any other stream. */
+export const orgIdOfStream = (streamName: string): string | null =>
+  streamName.startsWith(ACCOUNT_STREAM_PREFIX) ? streamName.slice(ACCOUNT_STREAM_PREFIX.length) : null;
 
 export const API_KEY_SCOPES = ['render', 'templates', 'audit'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -72,3 +78,14 @@ export type AccountEvent =
   | CreditsRenewed
   | WebhookSecretIssued
   | WebhookSecretRotated;
+
+export const isAccountEvent = eventGuard<AccountEvent>({
+  AccountOpened: true,
+  ApiKeyIssued: true,
+  ApiKeyRevoked: true,
+  CreditsCharged: true,
+  CreditsRefunded: true,
+  CreditsRenewed: true,
+  WebhookSecretIssued: true,
+  WebhookSecretRotated: true,
+});
