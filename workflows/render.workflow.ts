@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivit
 import type { RenderOutcome } from '../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
 import type { RenderActivities } from './render.activities.js';
-import { deliverOutcome } from './webhook-delivery.js';
+import { deliverOutcome } from './deliver-outcome.js';
 
 export interface RenderWorkflowInput {
   readonly requestId: string;

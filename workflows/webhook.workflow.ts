@@ -1,4 +1,4 @@
-import { deliverOutcome } from './webhook-delivery.js';
+import { deliverOutcome } from './deliver-outcome.js';
 
 export interface WebhookWorkflowInput {
   readonly requestId: string;

@@ -1,14 +1,13 @@
 import { CAPTURE_CREDITS, captureSpecOf, type CaptureInput } from '../../domain/renders/capture-request.js';
 import type { CaptureRequested } from '../../domain/renders/capture-events.js';
-import { renderDecider, requestCapture } from '../../domain/renders/render-decider.js';
-import { renderStream } from '../../domain/renders/render-events.js';
 import type { ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from '../renders/render-admission.js';
 import { resultHref } from '../renders/result-href.js';
-import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { requestCapture } from '../requests/request-capture.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
 
@@ -67,8 +66,7 @@ export const createCaptureService = (deps: CaptureServiceDeps) => {
       const sync = !input.webhookUrl;
       if (sync) waitingRoom.assertRoom();
 
-      const events = requestCapture({ type: 'RequestCapture', data: requested }, renderDecider.initialState());
-      await deps.eventStore.append(renderStream(requestId), toEnvelopes(events, context, deps), 'no-stream');
+      await requestCapture(deps, requested, context);
       await startRecordedRequest(requestId, () => deps.orchestrator.startCapture({ requestId, webhook: !sync }));
       if (sync) await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
       return { requestId, href: resultHref(deps.links, requested), request };

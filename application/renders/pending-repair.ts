@@ -1,12 +1,10 @@
-import { accountDecider } from '../../domain/accounts/account-decider.js';
-import { accountStream } from '../../domain/accounts/account-events.js';
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream } from '../../domain/renders/render-events.js';
 import type { ResultReadModel } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import { createAccountCommands } from '../requests/account-commands.js';
+import { failRender } from '../requests/fail-render.js';
+import { refundCredits } from '../requests/refund-credits.js';
+import type { CommandDeps } from '../shared/command-handler.js';
 import { loadRender } from './load-render.js';
-import { systemContextFor } from './render-context.js';
 
 export interface PendingRepairDeps extends CommandDeps {
   readonly results: ResultReadModel;
@@ -38,16 +36,15 @@ export type PendingRepair = ReturnType<typeof createPendingRepair>;
  * idempotent, so passes in several processes at once, or a pass cut short, do no harm.
  */
 export const createPendingRepair = (deps: PendingRepairDeps) => {
+  const accounts = createAccountCommands(deps);
   const fail = async (requestId: string, orgId: string, why: RepairedRequest['why']): Promise<boolean> => {
     const render = await loadRender(deps.eventStore, requestId);
     // The read model lagged behind an outcome that is already recorded.
     if (render.status !== 'pending') return false;
-    const context = systemContextFor(orgId, requestId);
-    const now = deps.clock.now().toISOString();
     // Refund first: if the pass stops between the two, the next one finds the request still pending
     // and the refund, which only returns what was charged and never twice, is a no-op.
-    await handleCommand(deps, accountDecider, accountStream(orgId), { type: 'RefundCredits', data: { orgId, requestId, now } }, context);
-    await handleCommand(deps, renderDecider, renderStream(requestId), { type: 'FailRender', data: { requestId, reason: REASONS[why], now } }, context);
+    await refundCredits(accounts, deps.clock, { orgId, requestId });
+    await failRender(deps, { orgId, requestId }, REASONS[why]);
     if (why === 'ended-without-outcome' && render.request.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
     return true;
   };

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { foldEvents } from '../../domain/shared/decider.js';
 import { DomainError, validationError } from '../../domain/shared/errors.js';
 import { assertJsonFieldSizes } from '../../domain/shared/json-size.js';
 import { cacheMaterial } from '../../domain/renders/cache-key.js';
 import { renderCost } from '../../domain/renders/pricing.js';
-import { completeRender, requestRender, renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream, type RenderRequested, type RenderSpec } from '../../domain/renders/render-events.js';
+import type { RenderRequested, RenderSpec } from '../../domain/renders/render-events.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
 import { assertRenderableSize, isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../../domain/templates/template-settings.js';
@@ -14,7 +12,9 @@ import type { UrlGuard } from '../ports/page-capture.js';
 import { assertWebhookUrlAllowed } from '../webhooks/webhook-url.js';
 import type { AccountReadModel, ProjectionProgress, ResultReadModel, TemplateReadModel, TemplateView } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
-import { toEnvelopes, type CommandDeps } from '../shared/command-handler.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { requestCachedRender } from '../requests/request-cached-render.js';
+import { requestRender } from '../requests/request-render.js';
 import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from './render-admission.js';
 import { hitRequest } from './hit-data.js';
 import { storageKeyOf } from './render-steps.js';
@@ -115,31 +115,20 @@ export const createRenderService = (deps: RenderServiceDeps) => {
   const waitingRoom = createWaitingRoom(deps.maxPendingSyncRenders);
 
   /** A cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
-  const answerFromCache = async (context: RequestContext, requested: RenderRequested['data'], now: Date): Promise<RenderAnswer | null> => {
+  const answerFromCache = async (context: RequestContext, requested: RenderRequested['data']): Promise<RenderAnswer | null> => {
     if (!requested.cacheKey) return null;
     const hit = await deps.results.findCached(context.caller.orgId, requested.cacheKey);
     if (!hit) return null;
     const request = hitRequest(requested, hit.dataFrom);
-    const pending = requestRender({ type: 'RequestRender', data: request }, renderDecider.initialState());
-    const completed = completeRender(
-      {
-        type: 'CompleteRender',
-        data: {
-          requestId: request.requestId,
-          storageKey: hit.storageKey,
-          fileName: request.spec.fileName,
-          contentType: hit.contentType,
-          bytes: hit.bytes,
-          width: hit.width ?? request.spec.width,
-          height: hit.height ?? request.spec.height,
-          cached: true,
-          sourceRequestId: hit.requestId,
-          now: now.toISOString(),
-        },
-      },
-      foldEvents(renderDecider, pending),
-    );
-    await deps.eventStore.append(renderStream(request.requestId), toEnvelopes([...pending, ...completed], context, deps), 'no-stream');
+    const file = {
+      storageKey: hit.storageKey,
+      fileName: request.spec.fileName,
+      contentType: hit.contentType,
+      bytes: hit.bytes,
+      width: hit.width ?? request.spec.width,
+      height: hit.height ?? request.spec.height,
+    };
+    await requestCachedRender(deps, request, { file, sourceRequestId: hit.requestId }, context);
     return {
       requestId: request.requestId,
       href: resultHref(deps.links, request),
@@ -185,7 +174,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
         dataFrom: null,
       };
 
-      const cached = await answerFromCache(context, requested, now);
+      const cached = await answerFromCache(context, requested);
       if (cached) {
         // The file exists already, yet the client asked to be told by webhook like for any render.
         if (requested.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
@@ -196,7 +185,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       const sync = !input.webhookUrl && !isVideoFormat(spec.format);
       if (sync) waitingRoom.assertRoom();
 
-      await deps.eventStore.append(renderStream(requestId), toEnvelopes(requestRender({ type: 'RequestRender', data: requested }, renderDecider.initialState()), context, deps), 'no-stream');
+      await requestRender(deps, requested, context);
       // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
       if (isVideoFormat(spec.format)) {
         await startRecordedRequest(requestId, () => deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }));

@@ -1,10 +1,6 @@
-import type { AccountCommand } from '../../domain/accounts/account-commands.js';
-import { accountDecider } from '../../domain/accounts/account-decider.js';
-import { accountStream } from '../../domain/accounts/account-events.js';
 import { foldEvents } from '../../domain/shared/decider.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream, type RenderRequested, type StoredFile } from '../../domain/renders/render-events.js';
+import type { RenderRequested, StoredFile } from '../../domain/renders/render-events.js';
 import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
@@ -13,12 +9,15 @@ import { isTemplateEvent, templateStream } from '../../domain/templates/template
 import type { FileStorage } from '../ports/file-storage.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
-import { createCommandBatcher } from '../shared/command-batcher.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import { createAccountCommands } from '../requests/account-commands.js';
+import { chargeCredits } from '../requests/charge-credits.js';
+import { completeRender } from '../requests/complete-render.js';
+import { failRender } from '../requests/fail-render.js';
+import { refundCredits } from '../requests/refund-credits.js';
+import type { CommandDeps } from '../shared/command-handler.js';
 import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
 import { loadRender } from './load-render.js';
-import { systemContextFor } from './render-context.js';
 
 export interface RenderStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
@@ -47,21 +46,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return request;
   };
 
-  /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
-  const onRender = async (requestId: string, command: Parameters<typeof renderDecider.decide>[0]): Promise<number | null> => {
-    const request = await loadAccepted(requestId);
-    return (await handleCommand(deps, renderDecider, renderStream(requestId), command, systemContextFor(request.orgId, requestId))).position;
-  };
-
-  /** Every render of an organization charges and may refund on its one account stream: batched, not serialised. */
-  const accountCommands = createCommandBatcher(deps, accountDecider);
-
-  /** Credits move on the requesting organization's account, recorded as the system's work for the request. */
-  const onAccount = async (requestId: string, command: (request: AcceptedRequest, now: string) => AccountCommand) => {
-    const request = await loadAccepted(requestId);
-    const accountCommand = command(request, deps.clock.now().toISOString());
-    await accountCommands.handle(accountStream(request.orgId), accountCommand, systemContextFor(request.orgId, requestId));
-  };
+  const accountCommands = createAccountCommands(deps);
 
   /** The template's content as it was at the revision the request pinned, whatever happened since. */
   const templateAt = async (templateId: string, revision: number) => {
@@ -90,14 +75,13 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     templateAt,
     pageOf,
 
-    charge: (requestId: string) =>
-      onAccount(requestId, (request, now) => ({
-        type: 'ChargeCredits',
-        data: { orgId: request.orgId, requestId, amount: request.credits, now },
-      })),
+    charge: async (requestId: string) => {
+      await chargeCredits(accountCommands, deps.clock, await loadAccepted(requestId));
+    },
 
-    refund: (requestId: string) =>
-      onAccount(requestId, (request, now) => ({ type: 'RefundCredits', data: { orgId: request.orgId, requestId, now } })),
+    refund: async (requestId: string) => {
+      await refundCredits(accountCommands, deps.clock, await loadAccepted(requestId));
+    },
 
     /** Renders the pinned template with the request's data and stores the file. */
     async produce(requestId: string): Promise<StoredFile> {
@@ -122,13 +106,9 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       };
     },
 
-    complete: (requestId: string, file: StoredFile) =>
-      onRender(requestId, {
-        type: 'CompleteRender',
-        data: { ...file, requestId, cached: false, sourceRequestId: null, now: deps.clock.now().toISOString() },
-      }),
+    /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
+    complete: async (requestId: string, file: StoredFile) => completeRender(deps, await loadAccepted(requestId), file),
 
-    fail: (requestId: string, reason: string) =>
-      onRender(requestId, { type: 'FailRender', data: { requestId, reason, now: deps.clock.now().toISOString() } }),
+    fail: async (requestId: string, reason: string) => failRender(deps, await loadAccepted(requestId), reason),
   };
 };

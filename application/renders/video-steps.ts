@@ -1,11 +1,10 @@
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream, type StoredFile } from '../../domain/renders/render-events.js';
+import type { StoredFile } from '../../domain/renders/render-events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { VideoProgress, VideoRenderer } from '../ports/video-renderer.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
-import { systemContextFor } from './render-context.js';
+import { recordRenderProgress } from '../requests/record-render-progress.js';
+import type { CommandDeps } from '../shared/command-handler.js';
 import { storageKeyOf, type RenderSteps } from './render-steps.js';
 
 export interface VideoStepsDeps extends CommandDeps {
@@ -42,15 +41,6 @@ const progressRecorder = (record: (framesDone: number, framesTotal: number) => P
  * what an earlier attempt reached (the decider drops anything that is not ahead).
  */
 export const createVideoSteps = (deps: VideoStepsDeps) => {
-  const recordProgress = async (requestId: string, orgId: string, framesDone: number, framesTotal: number) =>
-    handleCommand(
-      deps,
-      renderDecider,
-      renderStream(requestId),
-      { type: 'RecordRenderProgress', data: { requestId, framesDone, framesTotal, now: deps.clock.now().toISOString() } },
-      systemContextFor(orgId, requestId),
-    );
-
   return {
     /** Captures the pinned canvas-html template frame by frame, encodes it and stores the file. */
     async produce(requestId: string, signal?: AbortSignal): Promise<StoredFile> {
@@ -61,7 +51,7 @@ export const createVideoSteps = (deps: VideoStepsDeps) => {
       }
       const template = await deps.renders.templateAt(spec.templateId, spec.templateRevision);
       const page = await deps.renders.pageOf(template, spec.data, { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime });
-      const progress = progressRecorder((framesDone, framesTotal) => recordProgress(requestId, request.orgId, framesDone, framesTotal));
+      const progress = progressRecorder((framesDone, framesTotal) => recordRenderProgress(deps, request, framesDone, framesTotal));
       try {
         const video = await deps.videos.render(
           { ...page, fps: spec.fps, durationMs: spec.duration },

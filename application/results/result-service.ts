@@ -1,9 +1,9 @@
-import { renderDecider } from '../../domain/renders/render-decider.js';
 import { isRenderEvent, renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { DomainError, notFound } from '../../domain/shared/errors.js';
 import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { ProjectionProgress, ResultReadModel, ResultView } from '../ports/read-models.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import { deleteResult } from '../requests/delete-result.js';
+import type { CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { readEvents } from '../shared/stream-reads.js';
 import { requireScope } from '../shared/scopes.js';
@@ -71,13 +71,7 @@ export const createResultService = (deps: ResultServiceDeps) => {
     /** Records the deletion, then removes the file; a cache hit only borrowed its file and leaves it. */
     async delete(context: RequestContext, requestId: string): Promise<void> {
       requireScope(context, 'render');
-      const result = await handleCommand(
-        deps,
-        renderDecider,
-        renderStream(requestId),
-        { type: 'DeleteResult', data: { requestId, orgId: context.caller.orgId, now: deps.clock.now().toISOString() } },
-        context,
-      );
+      const result = await deleteResult(deps, requestId, context);
       const file = result.state.status === 'absent' ? null : result.state.file;
       const storedByThisRender = (await readRender(requestId)).some((event) => event.type === 'RenderCompleted' && !event.data.cached);
       if (file && storedByThisRender) await deps.storage.delete(file.storageKey);

@@ -44,6 +44,15 @@ export const toEnvelopes = (
   }));
 };
 
+export interface HandleOptions {
+  /**
+   * The command creates its stream (a new request under a fresh id): it is decided against the
+   * initial state without reading, and appended with 'no-stream'. Should the stream exist after all,
+   * the conflict sends it through the usual read-and-decide, where the decider refuses it.
+   */
+  readonly newStream?: boolean;
+}
+
 /**
  * Read the stream, decide, append with the revision that was read. On a concurrency conflict the
  * command is decided again against the newer state: a command that still makes sense then goes
@@ -55,9 +64,11 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
   streamName: string,
   command: Command,
   context: RequestContext,
+  { newStream = false }: HandleOptions = {},
 ): Promise<CommandResult<State, Event>> => {
   for (let attempt = 1; ; attempt++) {
-    const { state, events: recorded } = await aggregateStream(deps.eventStore, streamName, decider);
+    const { state, events: recorded } =
+      newStream && attempt === 1 ? { state: decider.initialState(), events: [] } : await aggregateStream(deps.eventStore, streamName, decider);
     const events = decider.decide(command, state);
     const last = recorded.at(-1);
     if (events.length === 0) return { events, state, position: last?.position ?? null };

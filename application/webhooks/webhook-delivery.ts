@@ -1,6 +1,4 @@
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream } from '../../domain/renders/render-events.js';
-import type { WebhookCommand } from '../../domain/renders/webhook-delivery.js';
+import type { WebhookCommand } from '../../domain/renders/webhook-attempts.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { ResultLinks } from '../ports/file-storage.js';
@@ -10,7 +8,8 @@ import { requestAsSent } from '../renders/hit-data.js';
 import { loadRender, type AcceptedRender } from '../renders/load-render.js';
 import { resultHref } from '../renders/result-href.js';
 import { systemContextFor } from '../renders/render-context.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import { recordWebhookAttempt } from '../requests/record-webhook-attempt.js';
+import type { CommandDeps } from '../shared/command-handler.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
 import { webhookHeaders } from './webhook-signature.js';
 
@@ -58,14 +57,7 @@ export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
 export const createWebhookDelivery = (deps: WebhookDeliveryDeps) => {
   const load = (requestId: string) => loadRender(deps.eventStore, requestId);
 
-  const record = (render: AcceptedRender, command: WebhookCommand) =>
-    handleCommand(
-      deps,
-      renderDecider,
-      renderStream(render.request.requestId),
-      command,
-      systemContextFor(render.request.orgId, render.request.requestId),
-    );
+  const record = (render: AcceptedRender, command: WebhookCommand) => recordWebhookAttempt(deps, render.request, command);
 
   /** Blocked and unreachable hosts are failed attempts like any other: DNS may change within the retry window. */
   const post = async (url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse> => {

@@ -1,12 +1,12 @@
 import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream, type StoredSecret } from '../../domain/accounts/account-events.js';
 import type { OpenAccountState } from '../../domain/accounts/account.js';
-import { foldEvents } from '../../domain/shared/decider.js';
 import { notFound } from '../../domain/shared/errors.js';
 import type { SecretSealer } from '../ports/secret-sealer.js';
 import type { WebhookSecretGenerator } from '../ports/webhook-sender.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
+import { aggregateStream } from '../shared/stream-reads.js';
 
 export interface WebhookSecretsDeps extends CommandDeps {
   readonly generator: WebhookSecretGenerator;
@@ -38,7 +38,7 @@ export const createWebhookSecrets = (deps: WebhookSecretsDeps) => {
   const reveal = (secret: StoredSecret): string => ('sealed' in secret ? deps.sealer.open(secret.sealed) : secret.plain);
 
   const openAccount = async (orgId: string): Promise<OpenAccountState> => {
-    const state = foldEvents(accountDecider, (await deps.eventStore.readStream(accountStream(orgId))) as never[]);
+    const { state } = await aggregateStream(deps.eventStore, accountStream(orgId), accountDecider);
     if (state.status !== 'open') throw notFound('Organization');
     return state;
   };

@@ -1,10 +1,22 @@
 import type { CaptureRequested } from './capture-events.js';
 import type { RenderRequested, StoredFile } from './render-events.js';
-import type { WebhookCommand } from './webhook-delivery.js';
+import type { WebhookCommand } from './webhook-attempts.js';
 
 export interface RequestRender {
   readonly type: 'RequestRender';
   readonly data: RenderRequested['data'];
+}
+
+/** A request answered from the render cache: accepted and done at once, with the file of an earlier render. */
+export interface RequestCachedRender {
+  readonly type: 'RequestCachedRender';
+  readonly data: {
+    readonly request: RenderRequested['data'];
+    readonly file: StoredFile;
+    /** The render whose stored file this one reuses. */
+    readonly sourceRequestId: string;
+    readonly now: string;
+  };
 }
 
 export interface CompleteRender {
@@ -37,4 +49,4 @@ export interface RecordRenderProgress {
   readonly data: { readonly requestId: string; readonly framesDone: number; readonly framesTotal: number; readonly now: string };
 }
 
-export type RenderCommand = RequestRender | RequestCapture | CompleteRender | FailRender | DeleteResult | WebhookCommand | RecordRenderProgress;
+export type RenderCommand = RequestRender | RequestCachedRender | RequestCapture | CompleteRender | FailRender | DeleteResult | WebhookCommand | RecordRenderProgress;

@@ -2,14 +2,21 @@ import { isRenderEvent } from './render-events.js';
 import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, notFound } from '../shared/errors.js';
 import type { CaptureRequested } from './capture-events.js';
-import type { CompleteRender, DeleteResult, FailRender, RecordRenderProgress, RenderCommand, RequestCapture, RequestRender } from './render-commands.js';
+import type { CompleteRender, DeleteResult, FailRender, RecordRenderProgress, RenderCommand, RequestCachedRender, RequestCapture, RequestRender } from './render-commands.js';
 import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, RenderRequested, ResultDeleted } from './render-events.js';
 import { evolveRender, initialRender, type Render } from './render.js';
-import { abandonWebhook, recordWebhookDelivery, recordWebhookFailure } from './webhook-delivery.js';
+import { abandonWebhook, recordWebhookDelivery, recordWebhookFailure } from './webhook-attempts.js';
 
 export const requestRender = ({ data }: RequestRender, state: Render): RenderRequested[] => {
   if (state.status !== 'absent') throw conflict(`Render ${data.requestId} already exists`);
   return [{ type: 'RenderRequested', data }];
+};
+
+/** A cache hit is a render of its own (listed, audited) that costs nothing and reuses the stored file. */
+export const requestCachedRender = ({ data }: RequestCachedRender, state: Render): RenderEvent[] => {
+  const requested = requestRender({ type: 'RequestRender', data: { ...data.request, credits: 0 } }, state);
+  const { now, sourceRequestId, file } = data;
+  return [...requested, { type: 'RenderCompleted', data: { ...file, requestId: data.request.requestId, cached: true, sourceRequestId, completedAt: now } }];
 };
 
 export const requestCapture = ({ data }: RequestCapture, state: Render): CaptureRequested[] => {
@@ -54,6 +61,8 @@ export const decideRender = (command: RenderCommand, state: Render): RenderEvent
   switch (command.type) {
     case 'RequestRender':
       return requestRender(command, state);
+    case 'RequestCachedRender':
+      return requestCachedRender(command, state);
     case 'RequestCapture':
       return requestCapture(command, state);
     case 'CompleteRender':

@@ -1,7 +1,7 @@
 import { assertNever } from '../shared/decider.js';
 import type { CaptureRequested } from './capture-events.js';
 import type { RenderEvent, RenderRequested, StoredFile } from './render-events.js';
-import { evolveWebhookDeliveries, noWebhookDeliveries, type WebhookDeliveries } from './webhook-delivery.js';
+import { evolveWebhookDeliveries, noWebhookDeliveries, type WebhookDeliveries } from './webhook-attempts.js';
 
 export type RenderStatus = 'pending' | 'done' | 'failed';
 

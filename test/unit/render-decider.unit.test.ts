@@ -50,6 +50,19 @@ describe('RequestRender', () => {
     spec.given([requested]).when({ type: 'RequestRender', data: requestedData }).thenThrows('conflict'));
 });
 
+describe('RequestCachedRender', () => {
+  const cachedCommand = { type: 'RequestCachedRender', data: { request: requestedData, file, sourceRequestId: 'r0', now } } as const;
+  it('records a free request and its completion with the earlier file in one decision', () =>
+    spec
+      .given([])
+      .when(cachedCommand)
+      .then([
+        { type: 'RenderRequested', data: { ...requestedData, credits: 0 } },
+        { type: 'RenderCompleted', data: { ...file, requestId: 'r1', cached: true, sourceRequestId: 'r0', completedAt: now } },
+      ]));
+  it('refuses an id already used', () => spec.given([requested]).when(cachedCommand).thenThrows('conflict'));
+});
+
 describe('CompleteRender and FailRender', () => {
   it('completes a pending render', () => spec.given([requested]).when(complete).then([completed]));
   it('a retried completion records nothing more', () => spec.given([requested, completed]).when(complete).thenNothingHappens());
