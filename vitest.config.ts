@@ -15,6 +15,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.unit.test.ts'], pool: 'forks' } },
+      // Each file starts a Temporal server of its own; its workflows retry in real time, in milliseconds.
+      { test: { name: 'workflow', include: ['test/workflows/**/*.workflow.test.ts'], pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'int', include: ['test/int/**/*.int.test.ts'], ...serviceTier } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.e2e.test.ts'], ...serviceTier } },
     ],

@@ -21,7 +21,8 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   const selectedTiers = project.vitest.projects.map((selected) => selected.name);
-  if (selectedTiers.every((name) => name === 'unit')) return;
+  // Workflow tests bring their own Temporal server and stub every activity: they need no database.
+  if (selectedTiers.every((name) => name === 'unit' || name === 'workflow')) return;
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-test-'));
   // The server may run as user postgres, which must be able to enter this folder.

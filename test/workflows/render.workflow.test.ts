@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { DomainError, UnavailableError } from '../../domain/shared/errors.js';
+import { renderWorkflow, syncRenderWorkflow } from '../../workflows/render.workflow.js';
+import { COMPLETED_AT, FAILED_AT, STORED_FILE, refusedWith, stubActivities, useWorkflowEnvironment } from '../support/workflow-env.js';
+
+const environment = useWorkflowEnvironment();
+
+/*
+ * The two render workflows take the same branches; they differ in how the file is produced: a
+ * heartbeating activity on the task queue for renders answered later, a local activity for a
+ * client that waits.
+ */
+describe.each([
+  { name: 'renderWorkflow', workflow: renderWorkflow, produce: 'produceRender' },
+  { name: 'syncRenderWorkflow', workflow: syncRenderWorkflow, produce: 'produceRenderNow' },
+] as const)('$name', ({ workflow, produce }) => {
+  const run = (requestId: string, webhook: boolean, stubs: ReturnType<typeof stubActivities>) =>
+    environment.execute(workflow, requestId, { requestId, webhook }, stubs.activities);
+
+  it('charges, produces, records the file, then tells the webhook: done at the completion’s position', async () => {
+    const requestId = randomUUID();
+    const stubs = stubActivities();
+
+    await expect(run(requestId, true, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+
+    expect(stubs.names()).toEqual(['chargeCredits', produce, 'recordCompletion', 'webhookRetryPolicy', 'deliverWebhook']);
+    expect(stubs.calls.find((call) => call.name === 'recordCompletion')?.input).toEqual({ requestId, file: STORED_FILE });
+    expect(stubs.calls.find((call) => call.name === 'deliverWebhook')?.input).toEqual({ requestId, deliveryId: expect.any(String) });
+  });
+
+  it('tells no webhook when the request has none', async () => {
+    const stubs = stubActivities();
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', produce, 'recordCompletion']);
+  });
+
+  it.each([
+    { refusal: new DomainError('payment_required', 'Not enough credits: 1 needed, 0 left'), code: 'payment_required' },
+    { refusal: new DomainError('not_found', 'Account not found'), code: 'render_failed' },
+  ])('records a refused charge ($refusal.code) as the failure, produces nothing, refunds nothing', async ({ refusal, code }) => {
+    const requestId = randomUUID();
+    const stubs = stubActivities({ chargeCredits: refusedWith(refusal) });
+
+    await expect(run(requestId, false, stubs)).resolves.toEqual({ status: 'failed', reason: refusal.message, code, position: FAILED_AT });
+
+    // Not retried: the refusal is final, and the failure is recorded with its reason.
+    expect(stubs.names()).toEqual(['chargeCredits', 'recordFailure']);
+    expect(stubs.calls[1]?.input).toEqual({ requestId, reason: refusal.message });
+  });
+
+  it('retries a failed production three times, then refunds and records the failure: render_failed', async () => {
+    const requestId = randomUUID();
+    const crash = new DomainError('failed', 'The page crashed');
+    const stubs = stubActivities({ [produce]: refusedWith(crash) });
+
+    await expect(run(requestId, false, stubs)).resolves.toEqual({ status: 'failed', reason: crash.message, code: 'render_failed', position: FAILED_AT });
+
+    expect(stubs.names()).toEqual(['chargeCredits', produce, produce, produce, 'refundCredits', 'recordFailure']);
+    expect(stubs.calls.at(-1)?.input).toEqual({ requestId, reason: crash.message });
+  });
+
+  it('refunds a template that cannot be rendered at once, without retrying: rejected', async () => {
+    const deadline = new DomainError('validation', 'The page did not finish rendering within 30000 ms');
+    const stubs = stubActivities({ [produce]: refusedWith(deadline) });
+
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: deadline.message, code: 'rejected', position: FAILED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', produce, 'refundCredits', 'recordFailure']);
+  });
+
+  it('refunds when the pool stays full through the retries: unavailable with the last refusal’s Retry-After', async () => {
+    let refusals = 0;
+    const stubs = stubActivities({
+      [produce]: () => {
+        refusals += 1;
+        return refusedWith(new UnavailableError('No page was freed in time', 10 + refusals))();
+      },
+    });
+
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({
+      status: 'failed',
+      reason: 'No page was freed in time',
+      code: 'unavailable',
+      retryAfterSeconds: 13,
+      position: FAILED_AT,
+    });
+    expect(stubs.names()).toEqual(['chargeCredits', produce, produce, produce, 'refundCredits', 'recordFailure']);
+  });
+
+  it('produces again after a lost browser and charges once: done, nothing refunded', async () => {
+    let attempts = 0;
+    const stubs = stubActivities({
+      [produce]: async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('Protocol error: Target closed');
+        return STORED_FILE;
+      },
+    });
+
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', produce, produce, 'recordCompletion']);
+  });
+});
