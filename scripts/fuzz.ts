@@ -13,7 +13,8 @@ import { operationsOf, requestArbitrary, type OpenApiDocument } from '../test/su
 
 /*
  * npm run fuzz: the longer run of test/e2e/api-properties.e2e.test.ts. Starts the whole service
- * (API, projections) on a fresh embedded PostgreSQL in a folder of its own, without rendering,
+ * (API, projections, and a render worker on an embedded Temporal and Chromium unless
+ * FUZZ_RENDERING=off) on a fresh embedded PostgreSQL in a folder of its own,
  * sends FUZZ_REQUESTS (20,000 by default) generated requests spread over every operation of the
  * OpenAPI document it serves, prints the answers per operation and status, and exits non-zero when
  * any answer was a 5xx, a 4xx outside the error shape, or a refusal that changed the event log.
@@ -22,6 +23,8 @@ import { operationsOf, requestArbitrary, type OpenApiDocument } from '../test/su
 const requests = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const logLevel = process.env.LOG_LEVEL ?? 'silent';
+// Renders really run by default, so accepted requests are answered by the renderer, not refused.
+const rendering = process.env.FUZZ_RENDERING === 'off' ? 'off' : 'worker';
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-fuzz-'));
 // The embedded server may run as user postgres, which must be able to enter this folder.
@@ -39,7 +42,7 @@ const config = loadConfig({
   DEFAULT_PLAN_CREDITS: '100000000',
 });
 const logger = createLogger(logLevel);
-const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'off' });
+const runtime = await createRuntime(config, logger, { runProjections: true, rendering });
 const failures: string[] = [];
 try {
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
@@ -52,10 +55,16 @@ try {
     const probe = await createApiProbe({
       url: server.url,
       keys: { valid: apiKey, otherOrganization: otherKey },
-      headPosition: () => runtime.eventStore.headPosition(),
+      // With rendering on, workflows append on their own (and a render the renderer refuses is
+      // recorded as failed, then answered 400), so the log is not quiet enough to tie a move to one request.
+      ...(rendering === 'off' ? { headPosition: () => runtime.eventStore.headPosition() } : {}),
     });
     console.log(`fuzz: ${requests} requests over ${operations.length} operations, seed ${seed} (FUZZ_SEED replays it)`);
-    console.log(`rendering: off; a render the service accepted answers 503 "${RENDERING_OFF_MESSAGE}", counted as "503 rendering off" and not as a failure`);
+    console.log(
+      rendering === 'off'
+        ? `rendering: off; a render the service accepted answers 503 "${RENDERING_OFF_MESSAGE}", counted as "503 rendering off" and not as a failure`
+        : 'rendering: on (Temporal, Chromium): accepted renders and captures run; refusals are checked for shape, not for log changes (workflows append meanwhile)',
+    );
 
     const counts = new Map<string, Map<string, number>>();
     const started = Date.now();

@@ -1,0 +1,54 @@
+import { createAccountService } from '../../application/accounts/account-service.js';
+import { createUsageService } from '../../application/accounts/usage-service.js';
+import { createAuditService } from '../../application/audit/audit-service.js';
+import { createCaptureService } from '../../application/captures/capture-service.js';
+import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
+import { createRenderService } from '../../application/renders/render-service.js';
+import { createRequestListService } from '../../application/requests/request-list-service.js';
+import { createResultService } from '../../application/results/result-service.js';
+import { createTemplateService } from '../../application/templates/template-service.js';
+import { createEventIntegrity } from '../../infrastructure/audit/event-integrity.js';
+import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-model.js';
+import type { Config } from '../../infrastructure/config/config.js';
+import { createFontconfigCatalog } from '../../infrastructure/fonts/font-catalog.js';
+import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.js';
+import { systemClock } from '../../infrastructure/system/clock-and-ids.js';
+import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
+import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
+import type { AppServices } from '../http/app-services.js';
+import type { Foundation } from './foundation.js';
+import { healthCheck } from './health.js';
+
+/** The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or nothing). */
+export const createApiServices = (foundation: Foundation, orchestrator: RenderOrchestrator, config: Config): AppServices => {
+  const { commandDeps, readModels, projections, links, storage, eventStore, hostPolicy } = foundation;
+  const renderLimits = { syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS, urls: hostPolicy, links, progress: projections, orchestrator };
+  return {
+    accounts: createAccountService({
+      ...commandDeps,
+      accounts: readModels.accounts,
+      progress: projections,
+      apiKeys: sha256ApiKeyCodec,
+      defaultPlan: { name: config.DEFAULT_PLAN_NAME, credits: config.DEFAULT_PLAN_CREDITS, uploadsBytes: config.DEFAULT_UPLOADS_BYTES },
+      webhookSecretGenerator: randomWebhookSecrets,
+      secretSealer: foundation.secretSealer,
+    }),
+    templates: createTemplateService({ ...commandDeps, templates: readModels.templates, progress: projections, mergeFields: mustacheMergeFields }),
+    results: createResultService({ ...commandDeps, results: readModels.results, progress: projections, storage, links }),
+    usage: createUsageService({ accounts: readModels.accounts, clock: systemClock }),
+    fonts: createFontconfigCatalog(),
+    renders: createRenderService({
+      ...commandDeps,
+      ...renderLimits,
+      templates: readModels.templates,
+      results: readModels.cachedResults,
+      accounts: readModels.accounts,
+      storage,
+      maxPendingSyncRenders: config.MAX_PENDING_SYNC_RENDERS,
+    }),
+    captures: createCaptureService({ ...commandDeps, ...renderLimits, accounts: readModels.accounts, maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS }),
+    requests: createRequestListService({ results: readModels.results, links, eventStore }),
+    audit: createAuditService({ eventStore, integrity: createEventIntegrity(), ledger: createLedgerReadModel(foundation.databaseUrl) }),
+    health: healthCheck(foundation),
+  };
+};

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../../infrastructure/config/config.js';
+import { createEventStore } from '../../infrastructure/event-store/create-event-store.js';
+import { resolveDatabaseUrl } from '../../infrastructure/postgres/embedded-postgres.js';
+import { createProjectionSet } from '../../infrastructure/projections/projection-set.js';
+import { createAccountReadModel } from '../../infrastructure/read-models/account-read-model.js';
+import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../../infrastructure/read-models/cached-read-models.js';
+import { openReadModels } from '../../infrastructure/read-models/orm.js';
+import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
+import { createTemplateReadModel } from '../../infrastructure/read-models/template-read-model.js';
+import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { loadSecretSealer } from '../../infrastructure/security/secrets-encryption-key.js';
+import { createLocalFileStorage } from '../../infrastructure/storage/local-file-storage.js';
+import { createResultLinks } from '../../infrastructure/storage/signed-links.js';
+import { loadSigningSecret } from '../../infrastructure/storage/signing-secret.js';
+import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
+import type { Lifetime } from './lifetime.js';
+
+/**
+ * What the API and the workers both stand on: the database, the event log, the read models and
+ * the projections that fill them, stored files and their links, and the policy for private addresses.
+ */
+export const openFoundation = async (config: Config, logger: Logger, lifetime: Lifetime, { runProjections }: { readonly runProjections: boolean }) => {
+  const database = await resolveDatabaseUrl({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  lifetime.defer(() => database.stop());
+  const eventStore = await createEventStore({ eventStoreUrl: config.EVENTSTORE_URL, databaseUrl: database.url, logger });
+  lifetime.defer(() => eventStore.close());
+  const orm = await openReadModels(database.url);
+  lifetime.defer(() => orm.close());
+  const projections = createProjectionSet({ orm, eventStore, logger });
+  lifetime.defer(() => projections.stop());
+  if (runProjections) await projections.start();
+
+  const results = createResultReadModel(orm);
+  // Keys, templates and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
+  const readModels = {
+    accounts: runProjections ? cachedAccountReadModel(createAccountReadModel(orm), projections) : createAccountReadModel(orm),
+    templates: runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm),
+    cachedResults: runProjections ? cachedResultReadModel(results, projections) : results,
+    results,
+  };
+
+  return {
+    databaseUrl: database.url,
+    eventStore,
+    orm,
+    projections,
+    readModels,
+    commandDeps: { eventStore, clock: systemClock, ids: uuidV7Ids },
+    storage: createLocalFileStorage(path.join(config.DATA_DIR, 'files')),
+    links: createResultLinks({
+      baseUrl: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`,
+      secret: await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR }),
+    }),
+    secretSealer: await loadSecretSealer({ configured: config.SECRETS_ENCRYPTION_KEY, dataDir: config.DATA_DIR }),
+    hostPolicy: createHostPolicy({ allowedPrivateHosts: config.ALLOWED_PRIVATE_HOSTS }),
+  };
+};
+
+export type Foundation = Awaited<ReturnType<typeof openFoundation>>;

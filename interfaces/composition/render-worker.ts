@@ -1,0 +1,111 @@
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createCaptureSteps } from '../../application/captures/capture-steps.js';
+import { createRenderSteps } from '../../application/renders/render-steps.js';
+import { createVideoSteps } from '../../application/renders/video-steps.js';
+import { createWebhookDelivery } from '../../application/webhooks/webhook-delivery.js';
+import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets.js';
+import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
+import type { Config } from '../../infrastructure/config/config.js';
+import { createBrowserPool } from '../../infrastructure/rendering/browser-pool.js';
+import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
+import { startEgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
+import { createPageCapturer } from '../../infrastructure/rendering/page-capture.js';
+import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
+import { startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
+import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
+import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
+import { createFetchWebhookSender } from '../../infrastructure/webhooks/fetch-webhook-sender.js';
+import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
+import { createCaptureActivities } from '../../workflows/capture.activities.js';
+import { createRenderActivities } from '../../workflows/render.activities.js';
+import { createVideoRenderActivities } from '../../workflows/video-render.activities.js';
+import { createWebhookActivities } from '../../workflows/webhook.activities.js';
+import type { Foundation } from './foundation.js';
+import type { Lifetime } from './lifetime.js';
+
+/**
+ * Pages capturing one video together (the second joins only when the pool has it free). Each
+ * screenshot waits for the compositor's next frame; a second page fills that wait, which on two
+ * cores takes a 1080p capture from ~11 to ~15-20 frames/s (npm run bench:video). More pages compete.
+ */
+const VIDEO_PAGES = 2;
+
+export interface RenderWorkerOptions {
+  readonly temporalAddress: string;
+  /** A pre-built workflow bundle; tests build one per run instead of one per worker. */
+  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+}
+
+/** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
+export const startRenderWorker = async (foundation: Foundation, config: Config, logger: Logger, lifetime: Lifetime, options: RenderWorkerOptions) => {
+  const { commandDeps, storage, links, hostPolicy, eventStore } = foundation;
+  // The worker and then the pool each get a share of the shutdown budget, so stopping ends in time
+  // even while a render hangs; the process exits hard when the whole budget is spent anyway.
+  const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
+  const egress = await startEgressProxy({ policy: hostPolicy, logger });
+  lifetime.defer(() => egress.close());
+  const pool = createBrowserPool({
+    executablePath: config.CHROMIUM_PATH,
+    browsers: config.BROWSERS,
+    pagesPerBrowser: config.PAGES_PER_BROWSER,
+    maxQueue: config.RENDER_QUEUE_MAX,
+    maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
+    tenantShare: config.RENDER_ORG_SHARE,
+    preparePage: prepareRenderPage(hostPolicy),
+    resetPage: prepareTemplateHost,
+    closeTimeoutMs: shutdownShareMs,
+    extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
+    logger,
+  });
+  lifetime.defer(() => pool.close());
+  await pool.warmUp();
+
+  const steps = createRenderSteps({
+    ...commandDeps,
+    storage,
+    engine: createChromiumRenderEngine({ pool, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, captureTimeoutMs: config.RENDER_CAPTURE_TIMEOUT_MS }),
+    merger: mustacheMerger,
+    canvas: createHtmlCanvasRenderer(),
+  });
+  const videoSteps = createVideoSteps({
+    ...commandDeps,
+    storage,
+    renders: steps,
+    videos: createChromiumVideoRenderer({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
+  });
+  const capturer = createPageCapturer({ pool, navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS });
+  const webhookDelivery = createWebhookDelivery({
+    ...commandDeps,
+    links,
+    sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) }),
+    urls: hostPolicy,
+    secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer }),
+  });
+  const webhookPolicy = {
+    initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
+    maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
+    retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    maximumAttempts: config.WEBHOOK_RETRY_MAX_ATTEMPTS,
+    // The receiver's time plus reading the stream and recording the attempt.
+    attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS + 20_000,
+  };
+  const worker = await startTemporalWorker({
+    address: options.temporalAddress,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    activities: {
+      ...createRenderActivities(steps),
+      ...createVideoRenderActivities(videoSteps),
+      ...createWebhookActivities(webhookDelivery, webhookPolicy),
+      ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer })),
+    },
+    workflowBundle: options.workflowBundle,
+    // Enough that renders of every organization reach the pool's fair queue instead of waiting
+    // in Temporal's first-come line behind one organization's flood.
+    maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
+    shutdownWithinMs: shutdownShareMs,
+  });
+  lifetime.defer(() => worker.stop());
+};
