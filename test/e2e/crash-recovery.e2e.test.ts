@@ -14,6 +14,8 @@ import { createPostgresEventStore } from '../../infrastructure/event-store/postg
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createTestDatabase } from '../support/database.js';
 import { freePort } from '../../infrastructure/system/free-port.js';
+import { sleep } from '../support/wait-for.js';
+import { callApi } from '../support/http-call.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const nodeBinary = path.join(root, 'node_modules/.bin/node');
@@ -39,8 +41,6 @@ const killGroup = (child: ChildProcess) => {
 };
 // Last resort if the test process itself ends without running afterAll.
 process.on('exit', () => children.forEach(killGroup));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let databaseUrl: string;
 let dataDir: string;
@@ -106,15 +106,7 @@ const crash = async (service: Service) => {
   expect(service.child.signalCode).toBe('SIGKILL');
 };
 
-const call = async (service: Service, method: string, pathname: string, body?: unknown) => {
-  const response = await fetch(`${service.url}${pathname}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
+const call = (service: Service, method: string, pathname: string, body?: unknown) => callApi(service.url, apiKey, method, pathname, body);
 
 /** Every template of the caller, page by page. */
 const listAll = async (service: Service): Promise<{ identifier: string; name: string }[]> => {

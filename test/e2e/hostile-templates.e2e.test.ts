@@ -12,6 +12,7 @@ import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen, type RunningHttpServer } from '../../interfaces/rest/http-server.js';
 import { createTestDatabase } from '../support/database.js';
 import { startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
+import { callApi } from '../support/http-call.js';
 
 /*
  * Someone else's HTML is hostile code. The API runs in this process; the one render worker is a
@@ -45,15 +46,7 @@ let hostileKey: string;
 let hostileOrg: string;
 const taskQueue = `hostile-${randomBytes(6).toString('hex')}`;
 
-const call = async (key: string, method: string, pathname: string, body?: unknown) => {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-};
+const call = (key: string, method: string, pathname: string, body?: unknown) => callApi(server.url, key, method, pathname, body);
 
 const startWorker = () =>
   startWorkerProcess({

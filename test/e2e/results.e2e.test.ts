@@ -12,6 +12,7 @@ import { createLocalFileStorage } from '../../infrastructure/storage/local-file-
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { expectError } from '../support/expect-error.js';
 
 let app: TestApp;
 let storage: FileStorage;
@@ -22,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
 });
-
-const expectError = (response: { status: number; body: any }, status: number, errorPattern?: RegExp) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ status, msg: expect.any(String), errors: expect.any(Array) });
-  if (errorPattern) expect(response.body.errors.join('\n')).toMatch(errorPattern);
-};
 
 const systemContext = (orgId: string): RequestContext => ({
   caller: { orgId, actor: 'system', scopes: API_KEY_SCOPES },

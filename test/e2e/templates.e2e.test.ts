@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { expectError } from '../support/expect-error.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -13,13 +14,6 @@ const create = async (body: Record<string, unknown> = {}) => {
   const response = await app.call('POST', '/api/v2/my-templates', { body: { name: 'Card', width: 1200, height: 630, editor: 'html-editor', ...body } });
   expect(response.status).toBe(200);
   return response.body;
-};
-
-const expectError = (response: { status: number; body: any }, status: number, errorPattern?: RegExp) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ status, msg: expect.any(String), errors: expect.any(Array) });
-  expect(response.body.errors.length).toBeGreaterThan(0);
-  if (errorPattern) expect(response.body.errors.join('\n')).toMatch(errorPattern);
 };
 
 describe('POST /api/v2/my-templates', () => {

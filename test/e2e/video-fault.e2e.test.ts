@@ -15,6 +15,8 @@ import { listen, type RunningHttpServer } from '../../interfaces/rest/http-serve
 import { createTestDatabase } from '../support/database.js';
 import { probeVideoFile } from '../support/video-files.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
+import { sleep } from '../support/wait-for.js';
+import { callApi } from '../support/http-call.js';
 
 /*
  * Video render workers as real processes. The API runs in this process as a Temporal client only,
@@ -45,8 +47,6 @@ let publicBaseUrl: string;
 let templateId: string;
 const taskQueue = `video-fault-${randomBytes(6).toString('hex')}`;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const startWorker = (env: Record<string, string> = {}): Promise<WorkerProcess> =>
   startWorkerProcess({
     DATABASE_URL: databaseUrl,
@@ -59,15 +59,7 @@ const startWorker = (env: Record<string, string> = {}): Promise<WorkerProcess> =
     ...env,
   });
 
-const call = async (method: string, pathname: string, body?: unknown) => {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
+const call = (method: string, pathname: string, body?: unknown) => callApi(server.url, apiKey, method, pathname, body);
 
 /** Resolves once the result shows frames captured: the kill then lands in the middle of the video. */
 const capturing = async (requestId: string) => {

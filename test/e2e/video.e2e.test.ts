@@ -8,6 +8,7 @@ import { accountStream } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { decodeVideoFrames, pixelAt, probeVideoFile } from '../support/video-files.js';
+import { sleep } from '../support/wait-for.js';
 
 let app: TestApp;
 let workDir: string;
@@ -50,8 +51,6 @@ const createVideoTemplate = async (options: { key?: string; recordDuration?: num
   expect(put.status).toBe(200);
   return templateId;
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls the result as a client does until it is no longer pending; every answer on the way is kept. */
 const pollResult = async (requestId: string, key?: string, timeoutMs = 120_000) => {

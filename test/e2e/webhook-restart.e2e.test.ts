@@ -7,6 +7,7 @@ import { renderStream } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses } from '../support/worker-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * A webhook receiver that is down while the only worker tries it, and that worker killed like a
@@ -29,18 +30,6 @@ let temporal: Connection;
 let receiver: Server | undefined;
 let port: number;
 const received: Received[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-};
 
 const webhookEvents = async (requestId: string) =>
   (await app.runtime.eventStore.readStream(renderStream(requestId))).filter((event) => event.type.startsWith('Webhook'));

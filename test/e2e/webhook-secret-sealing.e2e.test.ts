@@ -13,6 +13,7 @@ import type { AppRouter } from '../../interfaces/trpc/app-router.js';
 import { insertStoredEvents } from '../fixtures/legacy-event-log.js';
 import { createTestDatabase } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * Webhook secrets are sealed before they enter the account stream: the database (event log and
@@ -34,18 +35,6 @@ let receiverBase: string;
 const received: Received[] = [];
 /** What the API showed: no copy of these may be in the database. */
 const shown: string[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-};
 
 const trpc = (key: string) => createTRPCClient<AppRouter>({ links: [httpLink({ url: `${app.url}/trpc`, headers: { 'x-api-key': key } })] });
 

@@ -13,6 +13,7 @@ import { renderStream } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import type { AppRouter } from '../../interfaces/trpc/app-router.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * Webhooks against a receiver in this process, through the whole service: a worker in this
@@ -36,18 +37,6 @@ let orgId: string;
 const received: Received[] = [];
 /** Status codes a receiver path answers with, in order; 200 once they run out. */
 const scripts = new Map<string, number[]>();
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-};
 
 const trpc = (key: string) =>
   createTRPCClient<AppRouter>({ links: [httpLink({ url: `${app.url}/trpc`, headers: { 'x-api-key': key } })] });

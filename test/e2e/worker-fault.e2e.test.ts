@@ -17,6 +17,8 @@ import { listen, type RunningHttpServer } from '../../interfaces/rest/http-serve
 import { createTestDatabase } from '../support/database.js';
 import { freePort } from '../../infrastructure/system/free-port.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
+import { sleep } from '../support/wait-for.js';
+import { callApi } from '../support/http-call.js';
 
 /*
  * The render worker as a real process, killed with SIGKILL while it renders, then replaced. The
@@ -37,8 +39,6 @@ const WAIT_TIME_MS = 4_000;
 const COMPLETION_TIMEOUT_MS = 60_000;
 /** temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED (the enum lives in @temporalio/proto). */
 const ACTIVITY_STARTED = 2;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let runtime: Runtime;
 let server: RunningHttpServer;
@@ -70,15 +70,7 @@ const startWorker = (): Promise<WorkerProcess> =>
     PUBLIC_BASE_URL: publicBaseUrl,
   });
 
-const call = async (method: string, pathname: string, body?: unknown) => {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
+const call = (method: string, pathname: string, body?: unknown) => callApi(server.url, apiKey, method, pathname, body);
 
 /** Resolves with the produceRender activity once a worker has started it; bounded. */
 const produceStarted = async (requestId: string) => {

@@ -7,6 +7,7 @@ import { createBrowserPool, type BrowserPool } from '../../infrastructure/render
 import { startEgressProxy, type EgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { sleep } from '../support/wait-for.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -22,8 +23,6 @@ const countingServer = async (host: string) => {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return { server, port: (server.address() as AddressInfo).port, connections: () => connections };
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('egress proxy in front of Chromium', () => {
   let pool: BrowserPool;
