@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { RenderOutcome } from '../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
 import type { RenderActivities } from './render.activities.js';
@@ -52,6 +52,14 @@ export const failureOf = (error: unknown): { reason: string; type: string | unde
 };
 
 /**
+ * A client answered at once hears of a failure too. Histories recorded before failures were
+ * delivered replay without it (Temporal's patching), so workflows in flight during an upgrade go on.
+ */
+const tellWebhookOfFailure = async (requestId: string, webhook: boolean): Promise<void> => {
+  if (webhook && patched('webhook-on-failure')) await deliverOutcome(requestId);
+};
+
+/**
  * The life of any request that produces one file (a render, a capture): charge, produce and store,
  * record; refund when the file cannot be made; then tell the webhook. `failureCode` classifies a
  * failed production by the failure's type.
@@ -66,6 +74,7 @@ export async function produceFile(
   } catch (error) {
     const { reason, type } = failureOf(error);
     const position = await bookkeeping.recordFailure({ requestId, reason });
+    await tellWebhookOfFailure(requestId, webhook);
     return { status: 'failed', reason, code: type === 'payment_required' ? 'payment_required' : 'render_failed', position };
   }
 
@@ -76,6 +85,7 @@ export async function produceFile(
     const { reason, type, retryAfterSeconds } = failureOf(error);
     await bookkeeping.refundCredits({ requestId });
     const position = await bookkeeping.recordFailure({ requestId, reason });
+    await tellWebhookOfFailure(requestId, webhook);
     // Still no room after the retries: the client hears when asking again is worth it.
     if (type === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? 5, position };
     return { status: 'failed', reason, code: failureCode(type), position };

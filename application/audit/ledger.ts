@@ -7,6 +7,11 @@ import type { AccountLedgerRow, ResultPresenceRow } from '../ports/audit.js';
  * The ledger recomputed from events alone, independently of the projections: credits used and
  * total, upload bytes per organization, and which results exist. It keeps a few numbers per
  * organization and per request, so it fits millions of events.
+ *
+ * Independent on purpose: it restates the rules it checks (a refund never takes usage below zero,
+ * a renewal resets usage, a cache hit stores no bytes) instead of calling the domain's functions
+ * or the projections' code, so that a bug in those shows up as a difference rather than being
+ * reproduced here.
  */
 
 interface AccountTotals {

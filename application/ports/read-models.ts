@@ -130,10 +130,9 @@ export interface WebhookDeliveryView {
   readonly url: string;
   /**
    * pending: not attempted yet (or the first attempt is in flight); retrying: the last attempt failed
-   * and another will come; delivered; failed: retries ran out; skipped: the render failed, and only
-   * successful renders (and videos either way) are delivered.
+   * and another will come; delivered; failed: retries ran out. Failed renders are delivered too.
    */
-  readonly status: 'pending' | 'retrying' | 'delivered' | 'failed' | 'skipped';
+  readonly status: 'pending' | 'retrying' | 'delivered' | 'failed';
   readonly attempts: number;
   /** The receiver's last answer; null when it gave none. */
   readonly lastStatusCode: number | null;

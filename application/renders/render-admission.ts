@@ -1,3 +1,4 @@
+import { creditsAvailable } from '../../domain/accounts/billing-period.js';
 import { DomainError, UnavailableError, type ErrorCode } from '../../domain/shared/errors.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestrator.js';
@@ -16,7 +17,7 @@ import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestr
 export const assertAccountAdmits = async (accounts: AccountReadModel, orgId: string, cost: number, today: string): Promise<void> => {
   const account = await accounts.getAccount(orgId);
   if (!account) throw new DomainError('forbidden', 'Organization not found');
-  const left = account.nextRenewalAt <= today ? account.renewalAmount : account.creditsTotal - account.creditsUsed;
+  const left = creditsAvailable(account, today);
   if (left < cost) {
     throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${cost} credits; ${left} left`]);
   }

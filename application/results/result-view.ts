@@ -4,7 +4,7 @@ import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, Rend
 import { videoFrameCount } from '../../domain/renders/video-timing.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { ResultView } from '../ports/read-models.js';
-import { requestedWebhook, webhookAfter, webhookAfterRenderFailed } from '../webhooks/webhook-view.js';
+import { requestedWebhook, webhookAfter } from '../webhooks/webhook-view.js';
 
 /**
  * How render events shape a result. The results projection writes these fields to its rows and the
@@ -110,7 +110,8 @@ export const foldResultView = (events: readonly RenderEvent[]): ResultView | nul
       case 'RenderCompleted':
         return view.status === 'pending' ? { ...view, ...completedFields(event.data) } : view;
       case 'RenderFailed':
-        return view.status === 'pending' ? { ...view, ...failedFields(event.data), webhook: webhookAfterRenderFailed(view.webhook ?? null, view.format) } : view;
+        // A failure is delivered like a success: the webhook stays pending until its delivery is recorded.
+        return view.status === 'pending' ? { ...view, ...failedFields(event.data) } : view;
       case 'ResultDeleted':
         return null;
       case 'WebhookDeliveryFailed':

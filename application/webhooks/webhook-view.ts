@@ -1,5 +1,4 @@
 import type { WebhookEvent } from '../../domain/renders/render-events.js';
-import { VIDEO_FORMATS } from '../../domain/templates/template-settings.js';
 import type { WebhookDeliveryView } from '../ports/read-models.js';
 
 /**
@@ -10,10 +9,6 @@ import type { WebhookDeliveryView } from '../ports/read-models.js';
 const pending = (url: string): WebhookDeliveryView => ({ url, status: 'pending', attempts: 0, lastStatusCode: null, lastError: null, deliveredAt: null });
 
 export const requestedWebhook = (webhookUrl: string | null): WebhookDeliveryView | null => (webhookUrl === null ? null : pending(webhookUrl));
-
-/** Only successful renders are delivered, except videos, whose webhook also reports a failure. */
-export const webhookAfterRenderFailed = (webhook: WebhookDeliveryView | null, format: string): WebhookDeliveryView | null =>
-  webhook?.status === 'pending' && !(VIDEO_FORMATS as readonly string[]).includes(format) ? { ...webhook, status: 'skipped' } : webhook;
 
 export const webhookAfter = (webhook: WebhookDeliveryView | null, event: WebhookEvent): WebhookDeliveryView => {
   const base = webhook ?? pending(event.data.url);

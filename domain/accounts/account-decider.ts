@@ -24,7 +24,7 @@ import type {
 import { isAccountEvent } from './account-events.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
 import { chargedFor, wasRefunded } from './credit-movements.js';
-import { renewalAfter } from './billing-period.js';
+import { isRenewalDue, renewalAfter } from './billing-period.js';
 
 const requireOpen = (state: Account) => {
   if (state.status !== 'open') throw notFound('Organization');
@@ -81,7 +81,7 @@ export const chargeCredits = ({ data }: ChargeCredits, state: Account): (Credits
   if (data.amount < 0) throw validationError('a charge cannot be negative');
   const today = data.now.slice(0, 10);
   const renewal: CreditsRenewed[] =
-    account.plan.nextRenewalAt <= today
+    isRenewalDue(account.plan.nextRenewalAt, today)
       ? [
           {
             type: 'CreditsRenewed',

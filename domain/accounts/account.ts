@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/decider.js';
-import { recordMovement, type CreditMovements } from './credit-movements.js';
+import { recordMovement, type CreditMovements, usageAfterRefund } from './credit-movements.js';
 import type { AccountEvent, ApiKeyScope, Plan, StoredSecret } from './account-events.js';
 
 export interface ApiKeyState {
@@ -66,7 +66,7 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
     case 'CreditsRefunded':
       return {
         ...state,
-        creditsUsed: Math.max(0, state.creditsUsed - event.data.amount),
+        creditsUsed: usageAfterRefund(state.creditsUsed, event.data.amount),
         movements: recordMovement(state.movements, { requestId: event.data.requestId, kind: 'refunded', amount: event.data.amount }),
       };
     case 'CreditsRenewed':

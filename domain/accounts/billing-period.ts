@@ -11,3 +11,15 @@ export const renewalAfter = (nextRenewalAt: string, today: string): string => {
   while (next <= today) next = addMonth(next);
   return next;
 };
+
+/** A period ends on its renewal date: the first charge on or after it opens the next period. */
+export const isRenewalDue = (nextRenewalAt: string, today: string): boolean => nextRenewalAt <= today;
+
+/**
+ * Credits a charge made `today` can use: the renewal amount when the period is due to renew (the
+ * charge renews it first), else what is left of the current period.
+ */
+export const creditsAvailable = (
+  account: { readonly nextRenewalAt: string; readonly renewalAmount: number; readonly creditsTotal: number; readonly creditsUsed: number },
+  today: string,
+): number => (isRenewalDue(account.nextRenewalAt, today) ? account.renewalAmount : account.creditsTotal - account.creditsUsed);

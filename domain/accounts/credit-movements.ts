@@ -29,3 +29,6 @@ export const chargedFor = (movements: CreditMovements | null, requestId: string)
 
 export const wasRefunded = (movements: CreditMovements | null, requestId: string): boolean =>
   find(movements, requestId, 'refunded') !== null;
+
+/** Usage after a refund: never below zero, since a refund may arrive after a renewal reset the period. */
+export const usageAfterRefund = (creditsUsed: number, refunded: number): number => Math.max(0, creditsUsed - refunded);

@@ -8,6 +8,8 @@ export type RenderStatus = 'pending' | 'done' | 'failed';
 interface Accepted {
   readonly status: RenderStatus;
   readonly file: StoredFile | null;
+  /** Why it produced no file, once failed. */
+  readonly failureReason: string | null;
   readonly deleted: boolean;
   /** Webhook deliveries by delivery id. */
   readonly webhookDeliveries: WebhookDeliveries;
@@ -32,10 +34,10 @@ export const initialRender = (): Render => ({ status: 'absent' });
 
 export const evolveRender = (state: Render, event: RenderEvent): Render => {
   if (event.type === 'RenderRequested') {
-    return { status: 'pending', kind: 'template', request: event.data, file: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
+    return { status: 'pending', kind: 'template', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
   }
   if (event.type === 'CaptureRequested') {
-    return { status: 'pending', kind: 'capture', request: event.data, file: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
+    return { status: 'pending', kind: 'capture', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
   }
   if (state.status === 'absent') return state;
   switch (event.type) {
@@ -44,7 +46,7 @@ export const evolveRender = (state: Render, event: RenderEvent): Render => {
       return { ...state, status: 'done', file: { storageKey, fileName, contentType, bytes, width, height } };
     }
     case 'RenderFailed':
-      return { ...state, status: 'failed' };
+      return { ...state, status: 'failed', failureReason: event.data.reason };
     case 'ResultDeleted':
       return { ...state, deleted: true };
     case 'RenderProgressed':

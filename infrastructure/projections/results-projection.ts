@@ -4,7 +4,7 @@ import type { RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ResultRow } from '../read-models/entities.js';
 import type { Projection } from './projection.js';
-import { webhookAfter, webhookAfterRenderFailed } from '../../application/webhooks/webhook-view.js';
+import { webhookAfter } from '../../application/webhooks/webhook-view.js';
 
 const RENDER_EVENT_TYPES = new Set<string>([
   'RenderRequested',
@@ -38,7 +38,7 @@ const applyRenderEvent = async (em: EntityManager, event: RecordedEvent<RenderEv
       em.assign(row, completedFields(event.data));
       return;
     case 'RenderFailed':
-      em.assign(row, { ...failedFields(event.data), webhook: webhookAfterRenderFailed(row.webhook ?? null, row.format) });
+      em.assign(row, failedFields(event.data));
       return;
     case 'WebhookDeliveryFailed':
     case 'WebhookDelivered':

@@ -71,9 +71,9 @@ export const ResultDetail = ResultListItem.extend({
   webhook: z
     .object({
       url: z.string(),
-      status: z.enum(['pending', 'retrying', 'delivered', 'failed', 'skipped']).meta({
+      status: z.enum(['pending', 'retrying', 'delivered', 'failed']).meta({
         description:
-          'pending: not attempted yet; retrying: the last attempt failed and another will come; delivered; failed: retries ran out; skipped: the render failed (only videos report failures)',
+          'pending: not attempted yet; retrying: the last attempt failed and another will come; delivered; failed: retries ran out. Failed renders are delivered too (status failed in the body)',
       }),
       attempts: z.number().int(),
       lastStatusCode: z.number().int().nullable().meta({ description: "The receiver's last answer; null when it gave none" }),

@@ -68,8 +68,8 @@ describe('the webhook state of a result', () => {
     });
   });
 
-  it('is skipped when an image render fails: only successes are delivered', () => {
-    expect(webhookOf([requested, failedRender])).toMatchObject({ status: 'skipped', attempts: 0 });
+  it('stays pending when an image render fails: its webhook reports the failure', () => {
+    expect(webhookOf([requested, failedRender])).toMatchObject({ status: 'pending', attempts: 0 });
   });
 
   it('stays pending when a video fails: its webhook reports the failure', () => {
@@ -93,5 +93,9 @@ describe('webhookPayload', () => {
     const video = renderRequested({ requestId: 'r1', orgId: 'o1', requestedAt: at(0), webhookUrl: url, spec: { format: 'webm', duration: 1000, fps: 25 } });
     expect(webhookPayload(stateOf([video, completed]), 'h')).toEqual({ requestId: 'r1', href: 'h', request: video.data.request, status: 'done' });
     expect(webhookPayload(stateOf([video, failedRender]), 'h')).toMatchObject({ status: 'failed' });
+  });
+
+  it('says that an image render failed, and why', () => {
+    expect(webhookPayload(stateOf([requested, failedRender]), 'h')).toEqual({ requestId: 'r1', href: 'h', request: requested.data.request, status: 'failed', failureReason: 'boom' });
   });
 });

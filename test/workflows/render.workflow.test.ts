@@ -49,6 +49,16 @@ describe.each([
     expect(stubs.calls[1]?.input).toEqual({ requestId, reason: refusal.message });
   });
 
+  it('tells the webhook of a failure too, once it is recorded: after a refused charge and after a failed production', async () => {
+    const refused = stubActivities({ chargeCredits: refusedWith(new DomainError('payment_required', 'Not enough credits')) });
+    await expect(run(randomUUID(), true, refused)).resolves.toMatchObject({ status: 'failed', code: 'payment_required' });
+    expect(refused.names()).toEqual(['chargeCredits', 'recordFailure', 'webhookRetryPolicy', 'deliverWebhook']);
+
+    const rejected = stubActivities({ [produce]: refusedWith(new DomainError('validation', 'The template never finished loading')) });
+    await expect(run(randomUUID(), true, rejected)).resolves.toMatchObject({ status: 'failed', code: 'rejected' });
+    expect(rejected.names()).toEqual(['chargeCredits', produce, 'refundCredits', 'recordFailure', 'webhookRetryPolicy', 'deliverWebhook']);
+  });
+
   it('retries a failed production three times, then refunds and records the failure: render_failed', async () => {
     const requestId = randomUUID();
     const crash = new DomainError('failed', 'The page crashed');
