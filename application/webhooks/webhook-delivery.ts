@@ -23,7 +23,7 @@ export interface WebhookDeliveryDeps extends CommandDeps {
 
 export interface DeliveryAttempt {
   readonly requestId: string;
-  /** The same on every attempt of one delivery; receivers see it as X-Webhook-Id. */
+  /** The same on every attempt of one delivery; receivers see it as the webhook-id header. */
   readonly deliveryId: string;
   /** 1-based, as the retry policy counts it. */
   readonly attempt: number;

@@ -1,28 +1,31 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 /**
- * How webhooks are signed, and how a receiver checks them (the README documents the same steps).
+ * Webhooks are signed as Standard Webhooks (standardwebhooks.com) prescribes, so receivers verify
+ * them with that project's libraries in any language:
  *
- * - `X-Webhook-Id`: the delivery id, the same on every retry of one delivery: receivers dedupe on it.
- * - `X-Webhook-Timestamp`: unix seconds when this attempt was sent.
- * - `X-Webhook-Signature`: `v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" under the secret>`; right
- *   after a rotation it lists one `v1=` entry per secret still signing, comma-separated, and a
- *   receiver accepts the delivery when any entry matches.
+ * - `webhook-id`: the delivery id, the same on every retry of one delivery: receivers dedupe on it.
+ * - `webhook-timestamp`: unix seconds when this attempt was sent.
+ * - `webhook-signature`: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the
+ *   base64-decoded part of the `whsec_` secret; right after a rotation it lists one entry per secret
+ *   still signing, space-separated, and a receiver accepts the delivery when any entry matches.
  *
- * The timestamp is inside the signed text, so an old delivery cannot be replayed with a new timestamp.
+ * The id and timestamp are inside the signed text, so a delivery cannot be replayed under another id
+ * or a newer timestamp.
  */
 
-export const WEBHOOK_ID_HEADER = 'X-Webhook-Id';
-export const WEBHOOK_TIMESTAMP_HEADER = 'X-Webhook-Timestamp';
-export const WEBHOOK_SIGNATURE_HEADER = 'X-Webhook-Signature';
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
 
-const SCHEME = 'v1';
-/** How far a receiver lets a timestamp stray from its own clock, both ways: older means replayed. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+const SECRET_PREFIX = 'whsec_';
 
-/** Hex HMAC-SHA256 of `<timestamp>.<body>`, keyed with the secret's UTF-8 bytes. */
-export const signWebhook = (secret: string, timestamp: number, body: string): string =>
-  createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+/** The HMAC key of a `whsec_<base64>` secret (Node's decoder also takes the URL-safe alphabet of older secrets). */
+const keyOf = (secret: string): Buffer => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+
+/** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`. */
+export const signWebhook = (secret: string, deliveryId: string, timestamp: number, body: string): string =>
+  `v1,${createHmac('sha256', keyOf(secret)).update(`${deliveryId}.${timestamp}.${body}`).digest('base64')}`;
 
 export interface SignedHeaders {
   readonly [WEBHOOK_ID_HEADER]: string;
@@ -39,42 +42,5 @@ export const webhookHeaders = (input: {
 }): SignedHeaders => ({
   [WEBHOOK_ID_HEADER]: input.deliveryId,
   [WEBHOOK_TIMESTAMP_HEADER]: String(input.timestamp),
-  [WEBHOOK_SIGNATURE_HEADER]: input.secrets.map((secret) => `${SCHEME}=${signWebhook(secret, input.timestamp, input.body)}`).join(','),
+  [WEBHOOK_SIGNATURE_HEADER]: input.secrets.map((secret) => signWebhook(secret, input.deliveryId, input.timestamp, input.body)).join(' '),
 });
-
-export type VerifyResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
-
-const sameHex = (a: string, b: string): boolean => {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  // Buffer.from drops what is not hex, so equal lengths after decoding also need equal text lengths.
-  return a.length === b.length && left.length === right.length && timingSafeEqual(left, right);
-};
-
-/**
- * What a receiver runs on a delivery: the raw body as received (before any JSON parsing), the two
- * headers, its secret and its clock. Accepts when the timestamp is recent and any `v1=` entry is
- * the HMAC of `<timestamp>.<body>` under the secret, compared in constant time.
- */
-export const verifyWebhook = (input: {
-  readonly secret: string;
-  readonly body: string;
-  readonly timestamp: string | null | undefined;
-  readonly signature: string | null | undefined;
-  readonly nowSeconds: number;
-  readonly toleranceSeconds?: number;
-}): VerifyResult => {
-  if (!input.timestamp || !/^\d+$/.test(input.timestamp)) return { ok: false, reason: 'missing or malformed timestamp' };
-  const timestamp = Number(input.timestamp);
-  if (Math.abs(input.nowSeconds - timestamp) > (input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) {
-    return { ok: false, reason: 'timestamp outside the tolerance' };
-  }
-  const candidates = (input.signature ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.startsWith(`${SCHEME}=`))
-    .map((entry) => entry.slice(SCHEME.length + 1));
-  if (candidates.length === 0) return { ok: false, reason: `no ${SCHEME} signature` };
-  const expected = signWebhook(input.secret, timestamp, input.body);
-  return candidates.some((candidate) => sameHex(candidate, expected)) ? { ok: true } : { ok: false, reason: 'signature does not match' };
-};

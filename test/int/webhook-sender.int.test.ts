@@ -13,7 +13,7 @@ describe('webhook sender', () => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        received.push({ host: request.headers.host, body, signature: request.headers['x-webhook-signature'] as string | undefined });
+        received.push({ host: request.headers.host, body, signature: request.headers['webhook-signature'] as string | undefined });
         response.writeHead(request.url === '/fail' ? 500 : 204).end();
       });
     });
@@ -32,10 +32,10 @@ describe('webhook sender', () => {
       },
     });
     // receiver.invalid never resolves in DNS: reaching the server proves the connection used the checked address.
-    const outcome = await sender.send({ url: `http://receiver.invalid:${port}/hook`, body: '{"a":1}', headers: { 'x-webhook-signature': 'v1=abc' } });
+    const outcome = await sender.send({ url: `http://receiver.invalid:${port}/hook`, body: '{"a":1}', headers: { 'webhook-signature': 'v1,abc' } });
     expect(outcome).toEqual({ ok: true, statusCode: 204 });
     expect(asked).toEqual(['receiver.invalid']);
-    expect(received.at(-1)).toEqual({ host: `receiver.invalid:${port}`, body: '{"a":1}', signature: 'v1=abc' });
+    expect(received.at(-1)).toEqual({ host: `receiver.invalid:${port}`, body: '{"a":1}', signature: 'v1,abc' });
   });
 
   it('sends nothing when the guard refuses the address at connection time', async () => {
