@@ -21,8 +21,10 @@ const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema }
 const errors = Object.fromEntries(
   [
     [400, 'Invalid input; errors lists each problem'],
-    [403, 'Missing or invalid API key'],
+    [402, 'Not enough credits, or upload storage full'],
+    [403, 'Missing or invalid API key, or a scope it lacks'],
     [404, 'Unknown resource or route'],
+    [409, 'The resource is not in a state that allows this (a pending render cannot be deleted)'],
     [413, 'Body too large'],
     [431, 'URL or headers too large'],
     [500, 'Unexpected error'],
@@ -30,45 +32,67 @@ const errors = Object.fromEntries(
   ].map(([status, description]) => [String(status), { description: String(description), ...json(ErrorBody) }]),
 );
 
+type Tag = 'templates' | 'renders' | 'results' | 'captures' | 'account' | 'audit' | 'files';
+
+const TAGS: { name: Tag; description: string }[] = [
+  { name: 'templates', description: 'Stored templates: settings, html content, canvas components' },
+  { name: 'renders', description: 'Rendering templates into images, PDFs and videos' },
+  { name: 'results', description: 'Rendered results and their files' },
+  { name: 'captures', description: 'Screenshots and PDFs of web pages' },
+  { name: 'account', description: 'Usage, plan and fonts' },
+  { name: 'audit', description: 'History replayed from the event log' },
+  { name: 'files', description: 'Rendered files at their links' },
+];
+
+/** One operation: its id (what generated clients name their methods), tag, summary and 200 answer. */
 const operation = (
+  operationId: string,
+  tag: Tag,
   summary: string,
   okDescription: string,
   okSchema: z.ZodType | null,
   extra: Partial<ZodOpenApiOperationObject> = {},
 ): ZodOpenApiOperationObject => ({
+  operationId,
+  tags: [tag],
   summary,
   ...extra,
-  responses: { '200': { description: okDescription, ...(okSchema ? json(okSchema) : {}) }, ...errors },
+  responses: { '200': { description: okDescription, ...(okSchema ? json(okSchema) : {}) }, ...errors, ...extra.responses },
 });
+
+const binary = (contentTypes: readonly string[]) =>
+  Object.fromEntries(contentTypes.map((type) => [type, { schema: z.string().meta({ format: 'binary' }) }]));
 
 const paths: ZodOpenApiPathsObject = {
   '/api/v2/my-templates': {
-    get: operation('List templates', 'Templates of the caller', z.array(Template), { requestParams: { query: ListTemplatesQuery } }),
-    post: operation('Create an empty template', 'The new template', Template, { requestBody: json(CreateTemplateBody) }),
+    get: operation('listTemplates', 'templates', 'List templates', 'Templates of the caller', z.array(Template), { requestParams: { query: ListTemplatesQuery } }),
+    post: operation('createTemplate', 'templates', 'Create an empty template', 'The new template', Template, { requestBody: json(CreateTemplateBody) }),
   },
   '/api/v1/templates': {
-    post: operation('Create an empty template (v1)', 'The new template', Template, { requestBody: json(CreateTemplateV1Body) }),
+    post: operation('createTemplateV1', 'templates', 'Create an empty template (v1)', 'The new template', Template, { requestBody: json(CreateTemplateV1Body) }),
   },
   '/api/v2/my-templates/{templateId}': {
-    get: operation('Read a template', 'The template', Template, { requestParams: { path: IdParam } }),
-    patch: operation('Change template settings', 'The template after the change', Template, {
+    get: operation('getTemplate', 'templates', 'Read a template', 'The template', Template, { requestParams: { path: IdParam } }),
+    patch: operation('updateTemplate', 'templates', 'Change template settings', 'The template after the change', Template, {
       requestParams: { path: IdParam },
       requestBody: json(PatchTemplateBody),
     }),
-    delete: operation('Delete a template (soft)', 'Deleted', null, { requestParams: { path: IdParam } }),
+    delete: operation('deleteTemplate', 'templates', 'Delete a template (soft)', 'Deleted', null, { requestParams: { path: IdParam } }),
   },
   '/api/v2/my-templates/{templateId}/html-editor': {
-    get: operation('Read html-editor content', 'The content', TemplateContent, { requestParams: { path: IdParam } }),
-    put: operation('Replace html-editor content', 'The content as persisted', TemplateContent, {
+    get: operation('getHtmlContent', 'templates', 'Read html-editor content', 'The content', TemplateContent, { requestParams: { path: IdParam } }),
+    put: operation('replaceHtmlContent', 'templates', 'Replace html-editor content', 'The content as persisted', TemplateContent, {
       requestParams: { path: IdParam },
       requestBody: json(HtmlContentBody),
     }),
   },
   '/api/v2/my-templates/{templateId}/components': {
-    get: operation('Read the components of a canvas-editor or canvas-html template (400 for html-editor)', 'The component document', ComponentDocumentBody, {
+    get: operation('getComponents', 'templates', 'Read the components of a canvas-editor or canvas-html template (400 for html-editor)', 'The component document', ComponentDocumentBody, {
       requestParams: { path: IdParam },
     }),
     put: operation(
+      'replaceComponents',
+      'templates',
       'Replace the components of a canvas-editor or canvas-html template (400 for html-editor); the template properties follow from them',
       'The component document as persisted',
       ComponentDocumentBody,
@@ -76,71 +100,93 @@ const paths: ZodOpenApiPathsObject = {
     ),
   },
   '/api/v2/results': {
-    get: operation('List render results, newest first', 'One page of results', ResultPage, { requestParams: { query: ListResultsQuery } }),
+    get: operation('listResults', 'results', 'List render results, newest first', 'One page of results', ResultPage, { requestParams: { query: ListResultsQuery } }),
   },
   '/api/v2/results/{identifier}': {
-    get: operation('Read a render result (poll it for video renders)', 'The result', ResultDetail, { requestParams: { path: ResultIdParam } }),
-    delete: operation('Delete a render result and its file', 'Deleted', null, { requestParams: { path: ResultIdParam } }),
+    get: operation('getResult', 'results', 'Read a render result (poll it for video renders)', 'The result', ResultDetail, { requestParams: { path: ResultIdParam } }),
+    delete: operation('deleteResult', 'results', 'Delete a render result and its file', 'Deleted', null, { requestParams: { path: ResultIdParam } }),
   },
   '/api/v2/render': {
-    post: operation('Render a template', 'requestId and href; with output=image the image itself; 202 for video', RenderResponse, {
+    post: operation('render', 'renders', 'Render a template', 'Images and PDFs: requestId and href, or with output=image the file itself', RenderResponse, {
       requestParams: { query: RenderQuery },
       requestBody: json(RenderBody),
+      responses: {
+        '200': {
+          description: 'Images and PDFs: requestId and href (at once when a webhookUrl is given); with output=image the file itself',
+          content: { ...json(RenderResponse).content, ...binary(['image/jpeg', 'image/png', 'image/webp', 'application/pdf']) },
+        },
+        '202': { description: 'Videos (mp4, webm): accepted with status pending (done when answered from the cache); poll GET /api/v2/results/{identifier}', ...json(RenderResponse) },
+      },
     }),
   },
   '/img/{templateId}.jpg': {
     get: {
+      operationId: 'renderImageFromQuery',
+      tags: ['renders'],
       summary: 'Render a template as JPEG from query values (apiKey in the query)',
+      description: 'Every query pair but apiKey sets one template value: a merge field, or <componentId>.<property> of a canvas template.',
       requestParams: { path: z.object({ templateId: z.string() }) },
-      parameters: [{ in: 'query', name: 'apiKey', required: true, schema: { type: 'string' } }],
+      parameters: [
+        { in: 'query', name: 'apiKey', required: true, schema: { type: 'string' } },
+        {
+          in: 'query',
+          name: 'values',
+          description: 'Any other pairs: template values by name',
+          style: 'form',
+          explode: true,
+          schema: { type: 'object', additionalProperties: { type: 'string' } },
+        },
+      ],
       security: [],
-      responses: { '200': { description: 'The image', content: { 'image/jpeg': {} } }, ...errors },
+      responses: { '200': { description: 'The image', content: binary(['image/jpeg']) }, ...errors },
     },
   },
   '/api/v1/screenshots': {
-    post: operation('Screenshot a web page: an image of exactly width x height', 'requestId, href and the request as sent', CaptureResponse, {
+    post: operation('takeScreenshot', 'captures', 'Screenshot a web page: an image of exactly width x height', 'requestId, href and the request as sent', CaptureResponse, {
       requestBody: json(ScreenshotBody),
     }),
   },
   '/api/v1/pdf': {
-    post: operation('Print a web page to PDF on the given paper size', 'requestId, href and the request as sent', CaptureResponse, { requestBody: json(PdfBody) }),
+    post: operation('printPdf', 'captures', 'Print a web page to PDF on the given paper size', 'requestId, href and the request as sent', CaptureResponse, { requestBody: json(PdfBody) }),
   },
   '/api/v1/render': {
-    post: operation('Render a template (deprecated: use POST /api/v2/render)', 'requestId and href', V1RenderResponse, {
+    post: operation('renderV1', 'renders', 'Render a template (deprecated: use POST /api/v2/render)', 'requestId and href', V1RenderResponse, {
       deprecated: true,
       requestParams: { query: V1RenderQuery },
       requestBody: json(V1RenderBody),
     }),
   },
   '/api/v1/requests': {
-    get: operation('List renders and captures, newest first (deprecated: use GET /api/v2/results)', 'Request records', z.array(RequestRecord), {
+    get: operation('listRequestsV1', 'results', 'List renders and captures, newest first (deprecated: use GET /api/v2/results)', 'Request records', z.array(RequestRecord), {
       deprecated: true,
       requestParams: { query: RequestsQuery },
     }),
   },
   '/api/v1/usage': {
-    get: operation('Credits, upload storage and plan of the organization', 'The usage summary', Usage),
+    get: operation('getUsage', 'account', 'Credits, upload storage and plan of the organization', 'The usage summary', Usage),
   },
   '/api/v2/audit/history': {
-    get: operation('Render history replayed from the event log (audit scope)', 'One page of history rows, in request order', AuditHistoryPage, {
+    get: operation('getAuditHistory', 'audit', 'Render history replayed from the event log (audit scope)', 'One page of history rows, in request order', AuditHistoryPage, {
       requestParams: { query: AuditHistoryQuery },
     }),
   },
   '/api/v2/audit/templates/{templateId}': {
-    get: operation('A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshot, {
+    get: operation('getTemplateAt', 'audit', 'A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshot, {
       requestParams: { path: AuditTemplateParams, query: AuditTemplateQuery },
     }),
   },
   '/api/v1/fonts': {
-    get: operation('Fonts available to renders', 'Every font family', z.array(Font)),
+    get: operation('listFonts', 'account', 'Fonts available to renders', 'Every font family', z.array(Font)),
   },
   '/files/{requestId}/{fileName}': {
     get: {
+      operationId: 'getFile',
+      tags: ['files'],
       summary: 'A rendered file at its href; no API key, expiring links carry expires and signature',
       security: [],
       requestParams: { path: FileParams, query: FileQuery },
       responses: {
-        '200': { description: 'The file, served inline', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
+        '200': { description: 'The file, served inline', content: binary(['application/octet-stream']) },
         '403': { description: 'Signature missing, wrong or expired', ...json(ErrorBody) },
         '404': { description: 'Unknown or deleted result', ...json(ErrorBody) },
       },
@@ -152,12 +198,24 @@ let cached: ReturnType<typeof createDocument> | null = null;
 
 /** Built from the same zod schemas that validate requests, so the document cannot drift from the code. */
 export const openApiDocument = () => {
-  cached ??= createDocument({
-    openapi: '3.1.0',
-    info: { title: 'Rendering Service API', version: '2.0.0' },
-    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-    security: [{ apiKey: [] }],
-    paths,
-  });
+  cached ??= createDocument(
+    {
+      openapi: '3.1.0',
+      info: { title: 'Rendering Service API', version: '2.0.0', license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+      // Relative: the document is served by the service it describes, wherever that runs.
+      servers: [{ url: '/', description: 'This service' }],
+      tags: TAGS,
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      security: [{ apiKey: [] }],
+      paths,
+    },
+    {
+      // Answers may gain fields: clients generated from the document must tolerate them, so only
+      // request bodies stay closed (unknown fields there are refused).
+      override: ({ jsonSchema, io }) => {
+        if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+      },
+    },
+  );
   return cached;
 };
