@@ -1,29 +1,34 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AccountEvent } from '../../domain/accounts/account-events.js';
-import type { RenderCompleted, ResultDeleted } from '../../domain/renders/render-events.js';
+import { isAccountEvent, orgIdOfStream, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { usageAfterRefund } from '../../domain/accounts/credit-movements.js';
+import { isRenderEvent, type RenderCompleted, type ResultDeleted } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { AccountRow, ApiKeyRow, StoredFileRow } from '../read-models/entities.js';
-import type { Projection } from './projection.js';
+import { fold, type DocumentProjection } from './document-projection.js';
 
-const ACCOUNT_STREAM_PREFIX = 'account-';
-const RENDER_STREAM_PREFIX = 'render-';
-
+/** Render events that change uploads: a file stored, a result deleted. */
 type UploadEvent = RenderCompleted | ResultDeleted;
 
-const isAccountEvent = (event: RecordedEvent): event is RecordedEvent<AccountEvent> =>
-  event.streamName.startsWith(ACCOUNT_STREAM_PREFIX);
+export type AccountsProjectionEvent = AccountEvent | UploadEvent;
+
+const isAccountsProjectionEvent = (event: RecordedEvent): event is RecordedEvent<AccountsProjectionEvent> =>
+  isAccountEvent(event) || (isRenderEvent(event) && (event.type === 'RenderCompleted' || event.type === 'ResultDeleted'));
 
 /** A cache hit's completion stores no file: only the render that stored one counts (and its deletion takes it back). */
-const isUploadEvent = (event: RecordedEvent): event is RecordedEvent<UploadEvent> =>
-  event.streamName.startsWith(RENDER_STREAM_PREFIX) &&
-  ((event.type === 'RenderCompleted' && !(event.data as RenderCompleted['data']).cached) || event.type === 'ResultDeleted');
+const storesFile = (event: RecordedEvent<AccountsProjectionEvent>): event is RecordedEvent<RenderCompleted> =>
+  event.type === 'RenderCompleted' && !event.data.cached;
 
-const applyAccountEvent = async (em: EntityManager, event: RecordedEvent<AccountEvent>) => {
-  const orgId = event.streamName.slice(ACCOUNT_STREAM_PREFIX.length);
+/**
+ * An organization's account. Uploads used = bytes of its stored, undeleted files: a completion that
+ * stored a file adds its bytes (render completions are recorded in the context of the request's
+ * organization), a deletion takes back what the stored-file row kept.
+ */
+export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): AccountRow | null => {
   switch (event.type) {
     case 'AccountOpened': {
+      const orgId = orgIdOfStream(event.streamName);
+      if (orgId === null) return row;
       const { plan, name, openedAt } = event.data;
-      em.create(AccountRow, {
+      return {
         orgId,
         name,
         planName: plan.name,
@@ -35,65 +40,81 @@ const applyAccountEvent = async (em: EntityManager, event: RecordedEvent<Account
         uploadsUsed: 0,
         uploadsTotal: plan.uploadsBytes,
         createdAt: new Date(openedAt),
-      });
-      return;
+      };
     }
-    case 'ApiKeyIssued': {
-      const { keyId, hash, prefix, label, scopes, issuedAt } = event.data;
-      em.create(ApiKeyRow, { id: keyId, orgId, hash, prefix, label, scopes: [...scopes], revoked: false, createdAt: new Date(issuedAt) });
-      return;
-    }
-    case 'ApiKeyRevoked': {
-      const row = await em.findOne(ApiKeyRow, { id: event.data.keyId });
-      if (row) row.revoked = true;
-      return;
-    }
-    case 'CreditsCharged': {
-      const account = await em.findOne(AccountRow, { orgId });
-      if (account) account.creditsUsed += event.data.amount;
-      return;
-    }
-    case 'CreditsRefunded': {
-      const account = await em.findOne(AccountRow, { orgId });
-      // Same floor as the aggregate: a refund never makes the period's usage negative.
-      if (account) account.creditsUsed = Math.max(0, account.creditsUsed - event.data.amount);
-      return;
-    }
-    case 'CreditsRenewed': {
-      const account = await em.findOne(AccountRow, { orgId });
-      if (account) em.assign(account, { creditsUsed: 0, creditsTotal: event.data.credits, nextRenewalAt: event.data.nextRenewalAt });
-      return;
-    }
+    case 'CreditsCharged':
+      return row && { ...row, creditsUsed: row.creditsUsed + event.data.amount };
+    case 'CreditsRefunded':
+      return row && { ...row, creditsUsed: usageAfterRefund(row.creditsUsed, event.data.amount) };
+    case 'CreditsRenewed':
+      return row && { ...row, creditsUsed: 0, creditsTotal: event.data.credits, nextRenewalAt: event.data.nextRenewalAt };
+    case 'RenderCompleted':
+      return row && storesFile(event) ? { ...row, uploadsUsed: row.uploadsUsed + event.data.bytes } : row;
+    case 'ResultDeleted':
+      return row && stored ? { ...row, uploadsUsed: row.uploadsUsed - stored.bytes } : row;
+    case 'ApiKeyIssued':
+    case 'ApiKeyRevoked':
+    case 'WebhookSecretIssued':
+    case 'WebhookSecretRotated':
+      return row;
+    default:
+      return event satisfies never;
   }
+};
+
+/** The account a stored file's deletion gives its bytes back to: the one it was counted in. */
+const accountOf = (event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): string | null => {
+  if (event.type === 'RenderCompleted') return storesFile(event) ? event.metadata.orgId : null;
+  if (event.type === 'ResultDeleted') return stored?.orgId ?? null;
+  return orgIdOfStream(event.streamName);
+};
+
+export const evolveApiKey = (row: ApiKeyRow | null, event: RecordedEvent<AccountsProjectionEvent>): ApiKeyRow | null => {
+  if (event.type === 'ApiKeyIssued') {
+    const orgId = orgIdOfStream(event.streamName);
+    if (orgId === null) return row;
+    const { keyId, hash, prefix, label, scopes, issuedAt } = event.data;
+    return { id: keyId, orgId, hash, prefix, label, scopes: [...scopes], revoked: false, createdAt: new Date(issuedAt) };
+  }
+  if (event.type === 'ApiKeyRevoked') return row && { ...row, revoked: true };
+  return row;
 };
 
 /**
- * Uploads used = bytes of the organization's stored, undeleted files. Only the render that stored a
- * file counts it (a cache hit reuses the file). The bytes are kept per request here rather than read
- * from the results projection, which runs on its own and may not have reached the same event yet.
+ * The bytes each stored file adds to its organization's uploads, kept per request so its deletion
+ * can take them back: the results projection runs on its own and may not have reached the same
+ * event. A file is counted only in an account that exists when it is stored.
  */
-const applyUploadEvent = async (em: EntityManager, event: RecordedEvent<UploadEvent>) => {
-  if (event.type === 'RenderCompleted') {
-    // Render completions are recorded in the context of the request's organization.
-    const orgId = event.metadata.orgId;
-    const account = await em.findOne(AccountRow, { orgId });
-    if (!account) return;
-    em.create(StoredFileRow, { requestId: event.data.requestId, orgId, bytes: event.data.bytes });
-    account.uploadsUsed += event.data.bytes;
-    return;
-  }
-  const stored = await em.findOne(StoredFileRow, { requestId: event.data.requestId });
-  if (!stored) return;
-  const account = await em.findOne(AccountRow, { orgId: stored.orgId });
-  if (account) account.uploadsUsed -= stored.bytes;
-  em.remove(stored);
+export const evolveStoredFile = (row: StoredFileRow | null, event: RecordedEvent<AccountsProjectionEvent>, account: AccountRow | null): StoredFileRow | null => {
+  if (storesFile(event)) return account ? { requestId: event.data.requestId, orgId: account.orgId, bytes: event.data.bytes } : row;
+  if (event.type === 'ResultDeleted') return null;
+  return row;
 };
 
-export const accountsProjection: Projection = {
+export const accountsProjection: DocumentProjection<AccountsProjectionEvent> = {
   name: 'accounts',
-  handles: (event) => isAccountEvent(event) || isUploadEvent(event),
-  async apply(em, event) {
-    if (isAccountEvent(event)) await applyAccountEvent(em, event);
-    else if (isUploadEvent(event)) await applyUploadEvent(em, event);
-  },
+  canHandle: isAccountsProjectionEvent,
+  // The account fold runs first: a deletion reads the stored file before the last fold removes it.
+  folds: [
+    fold<AccountsProjectionEvent, AccountRow, StoredFileRow>({
+      entity: AccountRow,
+      related: { entity: StoredFileRow, id: (event) => (event.type === 'ResultDeleted' ? event.data.requestId : null) },
+      documents: (event, stored) => {
+        const orgId = accountOf(event, stored);
+        return orgId === null ? [] : [orgId];
+      },
+      evolve: evolveAccount,
+    }),
+    fold<AccountsProjectionEvent, ApiKeyRow>({
+      entity: ApiKeyRow,
+      documents: (event) => (event.type === 'ApiKeyIssued' || event.type === 'ApiKeyRevoked' ? [event.data.keyId] : []),
+      evolve: evolveApiKey,
+    }),
+    fold<AccountsProjectionEvent, StoredFileRow, AccountRow>({
+      entity: StoredFileRow,
+      related: { entity: AccountRow, id: (event) => (storesFile(event) ? event.metadata.orgId : null) },
+      documents: (event) => (storesFile(event) || event.type === 'ResultDeleted' ? [event.data.requestId] : []),
+      evolve: evolveStoredFile,
+    }),
+  ],
 };

@@ -71,9 +71,8 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
     }
     const reached = await orm.em.fork().transactional(async (em) => {
       const checkpoint = await em.findOneOrFail(ProjectionCheckpoint, { name: projection.name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      for (const event of events) {
-        if (event.position > checkpoint.position) await projection.apply(em, event);
-      }
+      const unapplied = events.filter((event) => event.position > checkpoint.position);
+      if (unapplied.length > 0) await projection.apply(em, unapplied);
       checkpoint.position = Math.max(checkpoint.position, last.position);
       return checkpoint.position;
     });

@@ -4,12 +4,13 @@ import type { EventStore } from '../../application/ports/event-store.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { accountsProjection } from './accounts-projection.js';
+import { documentStore } from './document-store.js';
 import type { Projection } from './projection.js';
 import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
 import { resultsProjection } from './results-projection.js';
 import { templatesProjection } from './templates-projection.js';
 
-export const allProjections: readonly Projection[] = [templatesProjection, accountsProjection, resultsProjection];
+export const allProjections: readonly Projection[] = [documentStore(templatesProjection), documentStore(accountsProjection), documentStore(resultsProjection)];
 
 /** A bounded wait: a slow projection delays a response, it never hangs it. */
 const DEFAULT_WAIT_MS = 5000;

@@ -1,7 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 
-/** Turns events into read-model rows. `apply` runs inside the runner's transaction, beside the checkpoint write. */
+/**
+ * What a projection runner runs: a batch of events applied inside the runner's transaction, beside
+ * the checkpoint write (emmett's `handle(events, context)`). The read models are document
+ * projections (document-projection.ts) turned into one of these by `documentStore`; tests use the
+ * hook directly to watch what the runner does.
+ */
 export interface Projection {
   readonly name: string;
   /**
@@ -9,5 +14,5 @@ export interface Projection {
    * events none of which the projection handles costs its runner no transaction.
    */
   handles?(event: RecordedEvent): boolean;
-  apply(em: EntityManager, event: RecordedEvent): Promise<void>;
+  apply(em: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { FlushMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { EventStore } from '../../application/ports/event-store.js';
@@ -7,8 +7,6 @@ import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
 import type { Projection } from './projection.js';
 import { allProjections } from './projection-set.js';
-import { batchEntityManager } from './rebuild-entity-manager.js';
-import { createMemoryStore, type MemoryStore, UnsupportedInMemory } from './rebuild-memory-store.js';
 import { compareTables, createShadowTables, dropSchema, moveTables, quoteIdentifier, type TableDifference } from './rebuild-schema.js';
 
 /**
@@ -46,8 +44,6 @@ export interface RebuildReport {
   readonly events: number;
   readonly seconds: number;
   readonly tables: readonly string[];
-  /** 'memory' unless a projection needed more than the in-memory entity manager offers. */
-  readonly engine: 'memory' | 'orm';
 }
 
 export interface RebuildVerifyReport extends RebuildReport {
@@ -69,62 +65,23 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
   const tables = readModelTables(orm);
   const names = projections.map((projection) => projection.name);
 
-  /**
-   * How batches are applied: 'memory' hands projections an in-memory entity manager and writes
-   * each batch with one statement per table; 'orm' uses MikroORM, for projections that need more
-   * than the in-memory one offers.
-   */
-  let mode: 'memory' | 'orm' = 'memory';
-
-  const writeCheckpoints = (client: pg.ClientBase, schema: string, position: number) =>
-    client.query(
-      `insert into ${quoteIdentifier(schema)}.${CHECKPOINTS} (name, position) select unnest($1::text[]), $2
-       on conflict (name) do update set position = excluded.position`,
-      [names, position],
-    );
-
-  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction. */
-  const applyBatch = async (writer: pg.ClientBase, store: MemoryStore, schema: string, events: readonly RecordedEvent[], position: number) => {
-    if (mode === 'orm') {
-      await orm.em.fork({ schema }).transactional(
-        async (em) => {
-          const projecting = batchEntityManager(em);
-          for (const event of events) {
-            for (const projection of projections) await projection.apply(projecting, event);
-          }
-          await em.upsertMany(
-            ProjectionCheckpoint,
-            names.map((name) => ({ name, position })),
-          );
-        },
-        { flushMode: FlushMode.COMMIT },
+  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction: the live runners' folds, on fresh tables. */
+  const applyBatch = (schema: string, events: readonly RecordedEvent[], position: number) =>
+    orm.em.fork({ schema }).transactional(async (em) => {
+      for (const projection of projections) await projection.apply(em, events);
+      await em.upsertMany(
+        ProjectionCheckpoint,
+        names.map((name) => ({ name, position })),
       );
-      return;
-    }
-    await writer.query('begin');
-    try {
-      for (const event of events) {
-        for (const projection of projections) await projection.apply(store.em, event);
-      }
-      await store.flush(writer);
-      await writeCheckpoints(writer, schema, position);
-      await writer.query('commit');
-    } catch (error) {
-      await writer.query('rollback').catch(() => {});
-      store.clear();
-      throw error;
-    }
-  };
+    });
 
   /** Projects the log after `after` up to `upTo` (the head when null) into `schema`; the next page is read while one is written. */
-  const projectInto = async (writer: pg.ClientBase, schema: string, after: number, upTo: number | null) => {
+  const projectInto = async (schema: string, after: number, upTo: number | null) => {
     const head = upTo ?? (await eventStore.headPosition()) ?? -1;
     let position = after;
     let events = 0;
     const read = (from: number) => eventStore.readAll({ after: from < 0 ? null : from, limit: batchSize });
     let next = read(position);
-    // Rows stay in memory from batch to batch: most events touch rows a recent batch wrote.
-    const store = createMemoryStore(orm, schema, writer);
     for (;;) {
       const page = await next;
       const batch = upTo === null ? page : page.filter((event) => event.position <= upTo);
@@ -132,7 +89,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
       if (!last) break;
       const more = batch.length === page.length && page.length === batchSize;
       if (more) next = read(last.position);
-      await applyBatch(writer, store, schema, batch, last.position);
+      await applyBatch(schema, batch, last.position);
       position = last.position;
       events += batch.length;
       await onProgress?.(position, Math.max(head, position));
@@ -141,38 +98,29 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     return { position, events };
   };
 
-  /** Two connections: one holds the locks and changes the schema, the other writes batches. */
-  const withClients = async <T>(work: (control: pg.Client, writer: pg.Client) => Promise<T>): Promise<T> => {
+  /** The connection that holds the locks and changes the schema; batches go through MikroORM's pool. */
+  const withClient = async <T>(work: (control: pg.Client) => Promise<T>): Promise<T> => {
     const control = new pg.Client({ connectionString: databaseUrl });
-    const writer = new pg.Client({ connectionString: databaseUrl });
     await control.connect();
     try {
-      await writer.connect();
-      try {
-        return await work(control, writer);
-      } finally {
-        await writer.end();
-      }
+      return await work(control);
     } finally {
       await control.end();
     }
   };
 
   /** A fresh schema with every read model rebuilt up to (about) the head of the log. */
-  const build = async (control: pg.Client, writer: pg.Client): Promise<{ shadow: string; position: number; events: number }> => {
+  const build = async (control: pg.Client): Promise<{ shadow: string; position: number; events: number }> => {
     const shadow = uniqueName('rebuild');
     await createShadowTables(control, shadow, tables);
     try {
-      const built = await projectInto(writer, shadow, -1, null);
+      const built = await projectInto(shadow, -1, null);
       // Catch up with what was appended meanwhile, so the final step under a lock is short.
-      const caughtUp = await projectInto(writer, shadow, built.position, null);
+      const caughtUp = await projectInto(shadow, built.position, null);
       return { shadow, position: caughtUp.position, events: built.events + caughtUp.events };
     } catch (error) {
       await dropSchema(control, shadow);
-      if (!(error instanceof UnsupportedInMemory) || mode === 'orm') throw error;
-      logger.warn({ reason: error.message }, 'rebuilding through MikroORM instead of in memory');
-      mode = 'orm';
-      return build(control, writer);
+      throw error;
     }
   };
 
@@ -182,8 +130,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     /** Rebuilds into fresh tables and swaps them in; readers and live projections carry on. */
     async swap(): Promise<RebuildReport> {
       const started = performance.now();
-      return withClients(async (client, writer) => {
-        const { shadow, position: built, events } = await build(client, writer);
+      return withClient(async (client) => {
+        const { shadow, position: built, events } = await build(client);
         const retired = uniqueName('retired');
         try {
           await client.query('begin');
@@ -191,7 +139,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await client.query(`lock table public.${CHECKPOINTS} in access exclusive mode`);
           // No live runner is inside a batch now, and none can start one until the commit.
           const head = (await eventStore.headPosition()) ?? -1;
-          const last = head > built ? await projectInto(writer, shadow, built, head) : { position: built, events: 0 };
+          const last = head > built ? await projectInto(shadow, built, head) : { position: built, events: 0 };
           // Projections this rebuild does not know keep their place.
           await client.query(
             `insert into ${quoteIdentifier(shadow)}.${CHECKPOINTS} select * from public.${CHECKPOINTS} where name <> all($1) on conflict do nothing`,
@@ -202,7 +150,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await moveTables(client, tables, shadow, 'public');
           await client.query('commit');
           logger.info({ position: last.position, tables }, 'rebuilt read models swapped in');
-          return { position: last.position, events: events + last.events, seconds: (performance.now() - started) / 1000, tables, engine: mode };
+          return { position: last.position, events: events + last.events, seconds: (performance.now() - started) / 1000, tables };
         } catch (error) {
           await client.query('rollback').catch(() => {});
           throw error;
@@ -220,8 +168,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
      */
     async verify(): Promise<RebuildVerifyReport> {
       const started = performance.now();
-      return withClients(async (client, writer) => {
-        const { shadow, position: built, events } = await build(client, writer);
+      return withClient(async (client) => {
+        const { shadow, position: built, events } = await build(client);
         let position = built;
         let applied = events;
         const deadline = Date.now() + liveWaitMs;
@@ -235,7 +183,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
             const livePosition = Math.min(...positions);
             if (positions.every((value) => value === livePosition) && livePosition >= position) {
               if (livePosition > position) {
-                const caughtUp = await projectInto(writer, shadow, position, livePosition);
+                const caughtUp = await projectInto(shadow, position, livePosition);
                 position = caughtUp.position;
                 applied += caughtUp.events;
               }
@@ -245,7 +193,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
                 if (difference) differences.push(difference);
               }
               await client.query('rollback');
-              return { position, events: applied, seconds: (performance.now() - started) / 1000, tables, engine: mode, differences };
+              return { position, events: applied, seconds: (performance.now() - started) / 1000, tables, differences };
             }
             await client.query('rollback');
             if (Date.now() > deadline) {

@@ -1,68 +1,62 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { completedFields, failedFields, progressedFields, requestedCaptureResult, requestedResult } from '../../application/results/result-view.js';
-import type { RenderEvent } from '../../domain/renders/render-events.js';
+import { webhookAfter } from '../../application/webhooks/webhook-view.js';
+import { isRenderEvent, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ResultRow } from '../read-models/entities.js';
-import type { Projection } from './projection.js';
-import { webhookAfter } from '../../application/webhooks/webhook-view.js';
+import { fold, type DocumentProjection } from './document-projection.js';
 
-const RENDER_EVENT_TYPES = new Set<string>([
-  'RenderRequested',
-  'CaptureRequested',
-  'RenderCompleted',
-  'RenderFailed',
-  'ResultDeleted',
-  'RenderProgressed',
-  'WebhookDeliveryFailed',
-  'WebhookDelivered',
-  'WebhookAbandoned',
-]);
+const newResult = (view: ReturnType<typeof requestedResult>): ResultRow => ({ ...view, webhook: view.webhook ?? null, deleted: false, fileDeleted: false });
 
-/** Render streams may carry events that do not change a result; only these do. */
-const isRenderEvent = (event: RecordedEvent): event is RecordedEvent<RenderEvent> =>
-  event.streamName.startsWith('render-') && RENDER_EVENT_TYPES.has(event.type);
-
-const applyRenderEvent = async (em: EntityManager, event: RecordedEvent<RenderEvent>) => {
-  if (event.type === 'RenderRequested') {
-    em.create(ResultRow, { ...requestedResult(event.data), deleted: false, fileDeleted: false });
-    return;
-  }
-  if (event.type === 'CaptureRequested') {
-    em.create(ResultRow, { ...requestedCaptureResult(event.data), deleted: false, fileDeleted: false });
-    return;
-  }
-  const row = await em.findOne(ResultRow, { requestId: event.data.requestId });
-  if (!row) return;
+/** A request's result row, from its own stream. */
+export const evolveResult = (row: ResultRow | null, event: RecordedEvent<RenderEvent>): ResultRow | null => {
+  if (event.type === 'RenderRequested') return newResult(requestedResult(event.data));
+  if (event.type === 'CaptureRequested') return newResult(requestedCaptureResult(event.data));
+  if (row === null) return null;
   switch (event.type) {
     case 'RenderCompleted':
-      em.assign(row, completedFields(event.data));
-      return;
+      return { ...row, ...completedFields(event.data) };
     case 'RenderFailed':
-      em.assign(row, failedFields(event.data));
-      return;
+      return { ...row, ...failedFields(event.data) };
     case 'WebhookDeliveryFailed':
     case 'WebhookDelivered':
     case 'WebhookAbandoned':
-      row.webhook = webhookAfter(row.webhook ?? null, event);
-      return;
+      return { ...row, webhook: webhookAfter(row.webhook ?? null, event) };
     case 'RenderProgressed':
-      if (row.status === 'pending') em.assign(row, progressedFields({ framesDone: row.framesDone ?? null }, event.data));
-      return;
-    case 'ResultDeleted': {
-      row.deleted = true;
-      if (row.cached || row.storageKey === null) return;
-      // Deleting the result that stored the file deletes the file: cache hits that reused it lose it too.
-      const sharing = await em.find(ResultRow, { orgId: row.orgId, storageKey: row.storageKey });
-      for (const other of sharing) other.fileDeleted = true;
-      return;
-    }
+      return row.status === 'pending' ? { ...row, ...progressedFields({ framesDone: row.framesDone ?? null }, event.data) } : row;
+    case 'ResultDeleted':
+      return { ...row, deleted: true };
+    default:
+      return event satisfies never;
   }
 };
 
-export const resultsProjection: Projection = {
+/**
+ * Deleting the result that stored a file deletes the file: every result of the organization that
+ * shares its storage key (the cache hits that reused it, and itself) loses the file. The rows are
+ * found by storage key, since no event of the deleted request names the hits.
+ */
+export const sharedFileDeletion = (event: RecordedEvent<RenderEvent>, deleted: ResultRow | null) =>
+  event.type === 'ResultDeleted' && deleted !== null && !deleted.cached && deleted.storageKey !== null
+    ? [{ where: { orgId: deleted.orgId, storageKey: deleted.storageKey } }]
+    : [];
+
+export const withFileDeleted = (row: ResultRow | null): ResultRow | null => (row === null || row.fileDeleted ? row : { ...row, fileDeleted: true });
+
+export const resultsProjection: DocumentProjection<RenderEvent> = {
   name: 'results',
-  handles: isRenderEvent,
-  async apply(em, event) {
-    if (isRenderEvent(event)) await applyRenderEvent(em, event);
-  },
+  canHandle: isRenderEvent,
+  folds: [
+    fold<RenderEvent, ResultRow>({
+      entity: ResultRow,
+      documents: (event) => [event.data.requestId],
+      evolve: evolveResult,
+    }),
+    fold<RenderEvent, ResultRow, ResultRow>({
+      entity: ResultRow,
+      // Read after the first fold: the deleted row keeps the storage key and `cached` it had.
+      related: { entity: ResultRow, id: (event) => (event.type === 'ResultDeleted' ? event.data.requestId : null) },
+      documents: sharedFileDeletion,
+      evolve: withFileDeleted,
+    }),
+  ],
 };

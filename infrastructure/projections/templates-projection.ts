@@ -1,55 +1,70 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RecordedEvent } from '../../domain/shared/events.js';
-import type { TemplateEvent } from '../../domain/templates/template-events.js';
+import { isTemplateEvent, type TemplateEvent } from '../../domain/templates/template-events.js';
 import { TemplateRow } from '../read-models/entities.js';
-import type { Projection } from './projection.js';
+import { fold, type DocumentProjection } from './document-projection.js';
 
-const isTemplateEvent = (event: RecordedEvent): event is RecordedEvent<TemplateEvent> =>
-  event.streamName.startsWith('template-');
-
-const applyTemplateEvent = async (em: EntityManager, event: RecordedEvent<TemplateEvent>) => {
+/** A template's row: every event of its stream moves the row to the stream's revision, which the render cache keys on. */
+export const evolveTemplate = (row: TemplateRow | null, event: RecordedEvent<TemplateEvent>): TemplateRow | null => {
   if (event.type === 'TemplateCreated') {
-    const { templateId, createdAt, fps, ...fields } = event.data;
-    em.create(TemplateRow, {
-      ...fields,
+    const { templateId, orgId, name, editor, width, height, outputFormat, quality, scaleFactor, recordDuration, fps, tags, createdBy, sourceTemplateId, createdAt } = event.data;
+    return {
       id: templateId,
+      orgId,
+      name,
+      editor,
+      width,
+      height,
+      outputFormat,
+      quality,
+      scaleFactor,
+      recordDuration,
       fps,
-      tags: [...fields.tags],
+      tags: [...tags],
+      createdBy,
+      sourceTemplateId,
+      html: null,
+      css: null,
+      sampleData: null,
+      mergeFields: [],
+      components: null,
+      properties: null,
+      preview: null,
+      deleted: false,
       revision: event.revision,
       createdAt: new Date(createdAt),
       updatedAt: new Date(createdAt),
-    });
-    return;
+    };
   }
-  const row = await em.findOne(TemplateRow, { id: event.data.templateId });
-  if (!row) return;
-  row.revision = event.revision;
+  if (row === null) return null;
+  const revision = event.revision;
   switch (event.type) {
     case 'TemplateUpdated': {
       const { tags, ...changes } = event.data.changes;
-      em.assign(row, { ...changes, ...(tags ? { tags: [...tags] } : {}), updatedAt: new Date(event.data.updatedAt) });
-      return;
+      return { ...row, ...changes, ...(tags ? { tags: [...tags] } : {}), revision, updatedAt: new Date(event.data.updatedAt) };
     }
     case 'TemplateContentReplaced': {
       const { html, css, sampleData, mergeFields, replacedAt } = event.data;
-      em.assign(row, { html, css, sampleData, mergeFields: [...mergeFields], updatedAt: new Date(replacedAt) });
-      return;
+      return { ...row, html, css, sampleData, mergeFields: [...mergeFields], revision, updatedAt: new Date(replacedAt) };
     }
     case 'TemplateComponentsReplaced': {
       const { components, properties, replacedAt } = event.data;
-      em.assign(row, { components, properties, updatedAt: new Date(replacedAt) });
-      return;
+      return { ...row, components, properties, revision, updatedAt: new Date(replacedAt) };
     }
     case 'TemplateDeleted':
-      em.assign(row, { deleted: true, updatedAt: new Date(event.data.deletedAt) });
-      return;
+      return { ...row, deleted: true, revision, updatedAt: new Date(event.data.deletedAt) };
+    default:
+      return event satisfies never;
   }
 };
 
-export const templatesProjection: Projection = {
+export const templatesProjection: DocumentProjection<TemplateEvent> = {
   name: 'templates',
-  handles: isTemplateEvent,
-  async apply(em, event) {
-    if (isTemplateEvent(event)) await applyTemplateEvent(em, event);
-  },
+  canHandle: isTemplateEvent,
+  folds: [
+    fold<TemplateEvent, TemplateRow>({
+      entity: TemplateRow,
+      documents: (event) => [event.data.templateId],
+      evolve: evolveTemplate,
+    }),
+  ],
 };

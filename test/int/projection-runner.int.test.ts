@@ -32,10 +32,12 @@ it('recovers from a failing event: resubscribes from the checkpoint and loses no
   let failures = 1;
   const flaky: Projection = {
     name: `flaky-${Date.now()}`,
-    async apply(_em, event) {
-      const { n } = event.data as { n: number };
-      if (n === 2 && failures-- > 0) throw new Error('transient failure');
-      seen.push(n);
+    async apply(_em, events) {
+      for (const event of events) {
+        const { n } = event.data as { n: number };
+        if (n === 2 && failures-- > 0) throw new Error('transient failure');
+        seen.push(n);
+      }
     },
   };
   const runner = createProjectionRunner({ orm, eventStore, projection: flaky, logger: createLogger('silent') });
@@ -72,8 +74,8 @@ it('moves the checkpoint over events the projection does not handle without appl
   const picky: Projection = {
     name: `picky-${Date.now()}`,
     handles: (event) => event.streamName === stream && (event.data as { n: number }).n % 2 === 0,
-    async apply(_em, event) {
-      if (event.streamName === stream) seen.push((event.data as { n: number }).n);
+    async apply(_em, events) {
+      for (const event of events) if (event.streamName === stream) seen.push((event.data as { n: number }).n);
     },
   };
   const runner = createProjectionRunner({ orm, eventStore, projection: picky, logger: createLogger('silent') });

@@ -606,7 +606,7 @@ describe('rebuild from position 0', () => {
     const before = await dump(store.sql);
     expect(before.templates?.length ?? 0).toBeGreaterThan(0);
     const applied: number[] = [];
-    const counting: Projection = { name: 'templates', apply: async (_em, event) => void applied.push(event.position) };
+    const counting: Projection = { name: 'templates', apply: async (_em, events) => void applied.push(...events.map((event) => event.position)) };
     const resumed = createProjectionSet({ orm: store.orm, eventStore: store.eventStore, logger }, [counting]);
     await resumed.start();
     await resumed.stop();
@@ -624,8 +624,8 @@ describe('two service instances projecting the same database at once', () => {
   /** Records every application (inside the runner's transaction), so a double application is visible. */
   const countingProjection = (instance: string): Projection => ({
     name: 'spec-counting',
-    async apply(em, event) {
-      await em.execute(`insert into ${APPLIED_TABLE} (position, instance) values (?, ?)`, [event.position, instance], 'run');
+    async apply(em, events) {
+      for (const event of events) await em.execute(`insert into ${APPLIED_TABLE} (position, instance) values (?, ?)`, [event.position, instance], 'run');
     },
   });
 

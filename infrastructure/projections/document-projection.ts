@@ -1,0 +1,183 @@
+import type { EntityName } from '@mikro-orm/core';
+import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
+
+/**
+ * Read models as documents, in the manner of emmett's pongo projections: a projection names, for
+ * each event, the rows (documents) it changes, and a pure `evolve(row | null, event)` gives their
+ * next version (null: the row goes, or stays absent). Loading and writing rows is the runner's
+ * business, so projections know nothing of the ORM, the same folds serve live runners, rebuilds and
+ * projection specs, and a batch costs one read and one write per table instead of one per event.
+ *
+ * A projection is one or more folds, one per kind of row it keeps, run in order for each event; a
+ * later fold sees what earlier ones changed. A fold may read one row besides its own (`related`):
+ * the account whose uploads a stored file counts in, the result whose file a deletion takes away.
+ */
+
+/** A row by its primary key, or every row whose columns equal these values (a fan-out to rows the event does not name). */
+export type DocumentSelector<Row> = string | { readonly where: Partial<Row> };
+
+export interface DocumentFold<E extends DomainEvent, Row extends object, Related extends object = never> {
+  readonly entity: EntityName<Row>;
+  /** The one other row this fold's decisions depend on, if any; it is read as the earlier folds left it. */
+  readonly related?: { readonly entity: EntityName<Related>; id(event: RecordedEvent<E>): string | null };
+  /** Rows of `entity` the event changes; none for events this fold has nothing to do with. */
+  documents(event: RecordedEvent<E>, related: Related | null): readonly DocumentSelector<Row>[];
+  /** Returns `row` itself when nothing changes, so unchanged rows are not written. */
+  evolve(row: Row | null, event: RecordedEvent<E>, related: Related | null): Row | null;
+}
+
+export interface DocumentProjection<E extends DomainEvent> {
+  /** Also the name of its checkpoint. */
+  readonly name: string;
+  /** Built from the exhaustive list of the event types the projection folds. */
+  readonly canHandle: (event: RecordedEvent) => event is RecordedEvent<E>;
+  readonly folds: readonly DocumentFold<E, object, object>[];
+}
+
+/**
+ * Erases a fold's row types so folds of different tables sit in one list; `fold` checks each
+ * definition against its own row types first.
+ */
+export const fold = <E extends DomainEvent, Row extends object, Related extends object = never>(
+  definition: DocumentFold<E, Row, Related>,
+): DocumentFold<E, object, object> => definition as DocumentFold<E, object, object>;
+
+/** Where a batch's rows come from: the read-model tables, or nothing at all for a projection spec. */
+export interface DocumentSource {
+  /** The stored rows of `entity` with these keys, by key; keys without a row are left out. */
+  load(entity: EntityName<object>, ids: readonly string[]): Promise<ReadonlyMap<string, object>>;
+  /** The stored rows of `entity` whose columns equal `where`, by key. */
+  find(entity: EntityName<object>, where: object): Promise<ReadonlyMap<string, object>>;
+}
+
+export interface TableChanges {
+  readonly entity: EntityName<object>;
+  /** New versions of rows, by key. */
+  readonly upserts: ReadonlyMap<string, object>;
+  /** Keys of stored rows to delete. */
+  readonly deletes: readonly string[];
+}
+
+interface Table {
+  /** Rows as they stand in this batch, by key; null for a key known to have no row. */
+  readonly current: Map<string, object | null>;
+  /** Rows as stored before the batch, for the keys read so far. */
+  readonly stored: Map<string, object | null>;
+  readonly changed: Set<string>;
+}
+
+const matches = (row: object, where: object) => Object.entries(where).every(([column, value]) => (row as Record<string, unknown>)[column] === value);
+
+/** Whether `projection` may change anything for `event`: an event that names no row, nor one to read, changes none. */
+export const concerns = <E extends DomainEvent>(projection: DocumentProjection<E>, event: RecordedEvent): boolean =>
+  projection.canHandle(event) && projection.folds.some((each) => (each.related?.id(event) ?? null) !== null || each.documents(event, null).length > 0);
+
+/**
+ * Folds a batch of events into the rows they change. Rows are read once per table for the whole
+ * batch where the events name them (twice where a fold names rows by a related one, e.g. a
+ * deletion's account by its stored file); only fan-outs and rows no pass foresaw are read one by one.
+ */
+export const foldBatch = async <E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[], source: DocumentSource): Promise<TableChanges[]> => {
+  const tables = new Map<EntityName<object>, Table>();
+  const table = (entity: EntityName<object>): Table => {
+    let found = tables.get(entity);
+    if (!found) {
+      found = { current: new Map(), stored: new Map(), changed: new Set() };
+      tables.set(entity, found);
+    }
+    return found;
+  };
+
+  const remember = (target: Table, id: string, row: object | null) => {
+    target.current.set(id, row);
+    target.stored.set(id, row);
+  };
+
+  const loadMissing = async (entity: EntityName<object>, ids: Iterable<string>) => {
+    const target = table(entity);
+    const missing = [...new Set(ids)].filter((id) => !target.current.has(id));
+    if (missing.length === 0) return;
+    const loaded = await source.load(entity, missing);
+    for (const id of missing) remember(target, id, loaded.get(id) ?? null);
+  };
+
+  const read = async (entity: EntityName<object>, id: string): Promise<object | null> => {
+    await loadMissing(entity, [id]);
+    return table(entity).current.get(id) ?? null;
+  };
+
+  /** Rows matching `where`: the stored ones, as this batch has them, and any this batch changed. */
+  const resolve = async (entity: EntityName<object>, where: object): Promise<string[]> => {
+    const target = table(entity);
+    const stored = await source.find(entity, where);
+    for (const [id, row] of stored) if (!target.current.has(id)) remember(target, id, row);
+    // A row read or written earlier but unchanged is as stored, so the query's answer covers it.
+    const candidates = new Set([...stored.keys(), ...target.changed]);
+    return [...candidates].filter((id) => {
+      const row = target.current.get(id);
+      return row != null && matches(row, where);
+    });
+  };
+
+  const handled = events.filter(projection.canHandle);
+
+  // Preload: the rows every event names, one query per table; a second pass for rows named by related rows.
+  for (let pass = 0; pass < 2; pass++) {
+    const wanted = new Map<EntityName<object>, Set<string>>();
+    const want = (entity: EntityName<object>, id: string) => {
+      const ids = wanted.get(entity) ?? new Set<string>();
+      ids.add(id);
+      wanted.set(entity, ids);
+    };
+    let unresolved = false;
+    for (const event of handled) {
+      for (const each of projection.folds) {
+        let related: object | null = null;
+        if (each.related) {
+          const relatedId = each.related.id(event);
+          if (relatedId !== null) {
+            const known = table(each.related.entity).current;
+            if (!known.has(relatedId)) {
+              want(each.related.entity, relatedId);
+              unresolved = true;
+              continue;
+            }
+            related = known.get(relatedId) ?? null;
+          }
+        }
+        for (const selector of each.documents(event, related)) if (typeof selector === 'string') want(each.entity, selector);
+      }
+    }
+    for (const [entity, ids] of wanted) await loadMissing(entity, ids);
+    if (!unresolved) break;
+  }
+
+  for (const event of handled) {
+    for (const each of projection.folds) {
+      const relatedId = each.related?.id(event) ?? null;
+      const related = each.related && relatedId !== null ? await read(each.related.entity, relatedId) : null;
+      const target = table(each.entity);
+      for (const selector of each.documents(event, related)) {
+        const ids = typeof selector === 'string' ? [selector] : await resolve(each.entity, selector.where);
+        for (const id of ids) {
+          const row = await read(each.entity, id);
+          const next = each.evolve(row, event, related);
+          if (next === row) continue;
+          target.current.set(id, next);
+          target.changed.add(id);
+        }
+      }
+    }
+  }
+
+  return [...tables].flatMap(([entity, target]) => {
+    const upserts = new Map<string, object>();
+    const deletes: string[] = [];
+    for (const id of target.changed) {
+      const row = target.current.get(id) ?? null;
+      if (row !== null) upserts.set(id, row);
+      else if ((target.stored.get(id) ?? null) !== null) deletes.push(id);
+    }
+    return upserts.size > 0 || deletes.length > 0 ? [{ entity, upserts, deletes }] : [];
+  });
+};

@@ -1,0 +1,70 @@
+import { describe, it } from 'vitest';
+import { accountStream, type AccountOpened } from '../../domain/accounts/account-events.js';
+import { renderStream } from '../../domain/renders/render-events.js';
+import { accountsProjection } from '../../infrastructure/projections/accounts-projection.js';
+import { AccountRow, ApiKeyRow, StoredFileRow } from '../../infrastructure/read-models/entities.js';
+import { on, projectionSpec, rows } from '../support/projection-spec.js';
+import { renderCompleted } from '../support/render-events.js';
+
+const orgId = 'org-1';
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+const spec = () => projectionSpec(accountsProjection, { orgId });
+const account = (event: Parameters<typeof on>[1]) => on(accountStream(orgId), event);
+
+const opened = account({
+  type: 'AccountOpened',
+  data: { orgId, name: 'Org', plan: { name: 'pro', status: 'active', credits: 100, renewalAmount: 100, nextRenewalAt: '2026-02-01', uploadsBytes: 10_000 }, openedAt: at(0) },
+} satisfies AccountOpened);
+
+const openedRow: AccountRow = {
+  orgId,
+  name: 'Org',
+  planName: 'pro',
+  planStatus: 'active',
+  creditsTotal: 100,
+  creditsUsed: 0,
+  renewalAmount: 100,
+  nextRenewalAt: '2026-02-01',
+  uploadsUsed: 0,
+  uploadsTotal: 10_000,
+  createdAt: new Date(at(0)),
+};
+
+const charged = (requestId: string, amount: number) => account({ type: 'CreditsCharged', data: { requestId, amount, chargedAt: at(1) } });
+const refunded = (requestId: string, amount: number) => account({ type: 'CreditsRefunded', data: { requestId, amount, refundedAt: at(2) } });
+const completed = (requestId: string, bytes: number, cached = false) =>
+  on(renderStream(requestId), renderCompleted({ requestId, completedAt: at(3), bytes, cached, sourceRequestId: cached ? 'r1' : null }));
+const deleted = (requestId: string) => on(renderStream(requestId), { type: 'ResultDeleted', data: { requestId, deletedAt: at(4) } });
+
+describe('accounts projection', () => {
+  it('counts charges and refunds, a refund never taking usage below zero', async () => {
+    await spec()
+      .given(opened, charged('r1', 5), charged('r2', 3))
+      .when(refunded('r2', 3), account({ type: 'CreditsRenewed', data: { credits: 200, periodStartedAt: at(5), nextRenewalAt: '2026-03-01' } }), refunded('r1', 5))
+      .then(rows(AccountRow, [{ ...openedRow, creditsUsed: 0, creditsTotal: 200, nextRenewalAt: '2026-03-01' }]));
+  });
+
+  it('keeps API keys and marks revoked ones', async () => {
+    const issued = (keyId: string) => account({ type: 'ApiKeyIssued', data: { keyId, label: keyId, prefix: 'rk_', hash: `hash-${keyId}`, scopes: ['render'], issuedAt: at(1) } });
+    const key = (id: string, revoked: boolean): ApiKeyRow => ({ id, orgId, hash: `hash-${id}`, prefix: 'rk_', label: id, scopes: ['render'], revoked, createdAt: new Date(at(1)) });
+    await spec()
+      .given(opened, issued('k1'), issued('k2'))
+      .when(account({ type: 'ApiKeyRevoked', data: { keyId: 'k1', revokedAt: at(2) } }))
+      .then(rows(AccountRow, [openedRow]), rows(ApiKeyRow, [key('k1', true), key('k2', false)]));
+  });
+
+  it('counts the bytes of stored files in uploads; a cache hit stores none; a deletion gives them back', async () => {
+    await spec()
+      .given(opened, completed('r1', 1000), completed('r2', 300), completed('hit', 1000, true))
+      .when(deleted('r1'), deleted('hit'))
+      .then(rows(AccountRow, [{ ...openedRow, uploadsUsed: 300 }]), rows(StoredFileRow, [{ requestId: 'r2', orgId, bytes: 300 }]));
+  });
+
+  it('gives the bytes back within the batch that stored them', async () => {
+    await spec().given(opened).when(completed('r1', 1000), deleted('r1')).then(rows(AccountRow, [openedRow]));
+  });
+
+  it('counts no file for an organization without an account', async () => {
+    await spec().given().when(completed('r1', 1000), deleted('r1')).then();
+  });
+});

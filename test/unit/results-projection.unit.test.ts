@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { renderStream } from '../../domain/renders/render-events.js';
+import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
+import { ResultRow } from '../../infrastructure/read-models/entities.js';
+import { on, projectionSpec, rows } from '../support/projection-spec.js';
+import { renderCompleted, renderRequested } from '../support/render-events.js';
+
+const orgId = 'org-1';
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+const spec = () => projectionSpec(resultsProjection, { orgId });
+
+const storageKey = `${orgId}/source/card.png`;
+const requested = (requestId: string, second = 0) => on(renderStream(requestId), renderRequested({ requestId, orgId, requestedAt: at(second) }));
+const completed = (requestId: string, cached = false) =>
+  on(renderStream(requestId), renderCompleted({ requestId, completedAt: at(1), storageKey, bytes: 2048, cached, sourceRequestId: cached ? 'source' : null }));
+const deleted = (requestId: string) => on(renderStream(requestId), { type: 'ResultDeleted', data: { requestId, deletedAt: at(5) } });
+
+const result = (requestId: string, fields: Partial<ResultRow>) => expect.objectContaining({ requestId, orgId, ...fields });
+
+describe('results projection', () => {
+  it('RenderRequested inserts a pending result; RenderCompleted gives it its file', async () => {
+    await spec()
+      .given(requested('r1'))
+      .when(completed('r1'))
+      .then(
+        rows(ResultRow, [
+          result('r1', { status: 'done', storageKey, bytes: 2048, cached: false, deleted: false, fileDeleted: false, completedAt: new Date(at(1)), templateId: 'tpl-1', webhook: null }),
+        ]),
+      );
+  });
+
+  it('deleting the render that stored a file takes the file from every cache hit that shares it', async () => {
+    await spec()
+      .given(requested('source'), completed('source'), requested('hit', 2), completed('hit', true), requested('other', 3))
+      .when(deleted('source'))
+      .then(
+        rows(ResultRow, [
+          result('source', { deleted: true, fileDeleted: true }),
+          result('hit', { deleted: false, fileDeleted: true, cached: true }),
+          result('other', { deleted: false, fileDeleted: false, storageKey: null }),
+        ]),
+      );
+  });
+
+  it('finds the cache hits among rows of the same batch too', async () => {
+    await spec()
+      .given()
+      .when(requested('source'), completed('source'), requested('hit', 2), completed('hit', true), deleted('source'))
+      .then(rows(ResultRow, [result('source', { deleted: true, fileDeleted: true }), result('hit', { fileDeleted: true })]));
+  });
+
+  it('deleting a cache hit leaves the file to the others', async () => {
+    await spec()
+      .given(requested('source'), completed('source'), requested('hit', 2), completed('hit', true))
+      .when(deleted('hit'))
+      .then(rows(ResultRow, [result('source', { deleted: false, fileDeleted: false }), result('hit', { deleted: true, fileDeleted: false })]));
+  });
+
+  it('video progress never goes back and stops once the render finished', async () => {
+    const progressed = (framesDone: number) => on(renderStream('video'), { type: 'RenderProgressed', data: { requestId: 'video', framesDone, framesTotal: 100, at: at(1) } });
+    await spec()
+      .given(on(renderStream('video'), renderRequested({ requestId: 'video', orgId, requestedAt: at(0), spec: { format: 'mp4', duration: 4000, fps: 25 } })), progressed(50))
+      .when(progressed(30), on(renderStream('video'), renderCompleted({ requestId: 'video', completedAt: at(2) })), progressed(90))
+      .then(rows(ResultRow, [result('video', { status: 'done', framesDone: 50, framesTotal: 100 })]));
+  });
+
+  it('events of a request it never saw change nothing', async () => {
+    await spec().given().when(completed('unknown'), deleted('unknown')).then();
+  });
+});
