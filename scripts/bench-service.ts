@@ -31,6 +31,8 @@ export const startBenchService = async ({ dataDir, logger, stops }: { dataDir: s
     BOOTSTRAP_API_KEY: apiKey,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     DEFAULT_PLAN_CREDITS: '1000000',
+    // The bench measures the service, not its per-key limits.
+    RATE_LIMIT_DEFAULT: '0',
   });
   const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
   stops.push(() => runtime.close());

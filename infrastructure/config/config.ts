@@ -50,6 +50,16 @@ const ConfigSchema = z.object({
   /** How often a process that follows the log looks for requests left pending without a live workflow, and how old they must be. */
   PENDING_REPAIR_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   PENDING_REPAIR_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
+  /** Requests one API key may make per window, by the organization's plan (`free:600,pro:6000`); RATE_LIMIT_DEFAULT for other plans; 0 for no limit. */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_DEFAULT: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_PLANS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[\w-]+:\d+(,[\w-]+:\d+)*$/, 'like free:600,pro:6000')
+      .transform((text) => new Map(text.split(',').map((pair) => [pair.split(':')[0] ?? '', Number(pair.split(':')[1])])))
+      .optional(),
+  ),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
   /** Origin of result hrefs as clients reach the service (behind a proxy); http://127.0.0.1:<PORT> when unset. */
   PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),

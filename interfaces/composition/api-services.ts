@@ -49,6 +49,14 @@ export const createApiServices = (foundation: Foundation, orchestrator: RenderOr
     captures: createCaptureService({ ...commandDeps, ...renderLimits, accounts: readModels.accounts, maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS }),
     requests: createRequestListService({ results: readModels.results, links, eventStore }),
     audit: createAuditService({ eventStore, integrity: createEventIntegrity(), ledger: createLedgerReadModel(foundation.databaseUrl) }),
+    rateLimits: {
+      windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      store: foundation.rateLimitStore,
+      async limitFor(orgId) {
+        const plan = (await readModels.accounts.getAccount(orgId))?.planName;
+        return (plan === undefined ? undefined : config.RATE_LIMIT_PLANS?.get(plan)) ?? config.RATE_LIMIT_DEFAULT;
+      },
+    },
     health: healthCheck(foundation),
   };
 };

@@ -9,6 +9,7 @@ import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel 
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../../infrastructure/read-models/template-read-model.js';
+import { PostgresRateLimitStore } from '../../infrastructure/rate-limits/postgres-rate-limit-store.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { loadSecretSealer } from '../../infrastructure/security/secrets-encryption-key.js';
 import { createLocalFileStorage } from '../../infrastructure/storage/local-file-storage.js';
@@ -32,6 +33,10 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
   lifetime.defer(() => projections.stop());
   if (runProjections) await projections.start();
 
+  // Request counts of every API process, kept where they all see them.
+  const rateLimitStore = new PostgresRateLimitStore(database.url, logger);
+  lifetime.defer(() => rateLimitStore.shutdown());
+
   const results = createResultReadModel(orm);
   // Keys, templates and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
   const readModels = {
@@ -43,6 +48,7 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
 
   return {
     databaseUrl: database.url,
+    rateLimitStore,
     eventStore,
     orm,
     projections,

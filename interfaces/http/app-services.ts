@@ -1,3 +1,4 @@
+import type { Store } from 'express-rate-limit';
 import type { AccountService } from '../../application/accounts/account-service.js';
 import type { AuditService } from '../../application/audit/audit-service.js';
 import type { UsageService } from '../../application/accounts/usage-service.js';
@@ -7,6 +8,14 @@ import type { RenderService } from '../../application/renders/render-service.js'
 import type { CaptureService } from '../../application/captures/capture-service.js';
 import type { RequestListService } from '../../application/requests/request-list-service.js';
 import type { TemplateService } from '../../application/templates/template-service.js';
+
+/** Per-key request limits; the store is shared by every API process. */
+export interface RateLimits {
+  readonly windowMs: number;
+  readonly store: Store;
+  /** Requests one key of the organization may make per window (its plan's limit); 0 for no limit. */
+  limitFor(orgId: string): Promise<number>;
+}
 
 export interface HealthReport {
   readonly ok: boolean;
@@ -26,5 +35,6 @@ export interface AppServices {
   readonly requests: RequestListService;
   /** History and past states replayed from the event log (audit scope). */
   readonly audit: AuditService;
+  readonly rateLimits: RateLimits;
   health(): Promise<HealthReport>;
 }

@@ -10,6 +10,7 @@ import { findBadInput, findBadPath } from '../http/input-guard.js';
 import { mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
+import { perKeyRateLimit } from './rate-limit.js';
 import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
 import { openApiDocument } from './openapi.js';
@@ -80,9 +81,11 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   mountTrpc(app, services);
   // Result hrefs are handed to people and browsers without the API key: the link is the credential.
   app.use(filesRouter(services));
-  app.use(imageRouter(services));
+  // One limiter for every keyed route, so its counts are not split between instances.
+  const limited = perKeyRateLimit(services);
+  app.use(imageRouter(services, limited));
   app.use(deprecationHeaders());
-  app.use('/api', apiKeyAuth(services), templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services), v1Router(services), auditRouter(services));
+  app.use('/api', apiKeyAuth(services), limited, templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services), v1Router(services), auditRouter(services));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

@@ -26,6 +26,7 @@ const errors = Object.fromEntries(
     [404, 'Unknown resource or route'],
     [409, 'The resource is not in a state that allows this (a pending render cannot be deleted)'],
     [413, 'Body too large'],
+    [429, 'Too many requests for this API key; see Retry-After and the RateLimit headers'],
     [431, 'URL or headers too large'],
     [500, 'Unexpected error'],
     [503, 'Temporarily unavailable; see Retry-After'],

@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import type { RenderAnswer } from '../../application/renders/render-service.js';
 import { validationError } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
@@ -35,9 +35,9 @@ export const renderRouter = (services: AppServices): Router => {
 };
 
 /** The image URL form (spec: GET /img/{templateId}.jpg?field=value&apiKey=...), served on the same host. */
-export const imageRouter = (services: AppServices): Router => {
+export const imageRouter = (services: AppServices, rateLimited: RequestHandler): Router => {
   const router = Router();
-  router.get('/img/:file', apiKeyAuth(services, { allowQueryKey: true }), async (req, res) => {
+  router.get('/img/:file', apiKeyAuth(services, { allowQueryKey: true }), rateLimited, async (req, res) => {
     const match = /^(.+)\.jpg$/.exec(String(req.params.file));
     if (!match?.[1]) throw validationError('Image URLs end in .jpg', ['path: expected /img/{templateId}.jpg']);
     const data = parseInput(ImageQuery, req.query, 'query');

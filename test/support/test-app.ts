@@ -46,6 +46,8 @@ export const startTestApp = async ({ env = {}, rendering = 'off' }: TestAppOptio
     BOOTSTRAP_API_KEY: apiKey,
     TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+    // Tests drive the service faster than a client on the default plan may; rate-limits.e2e sets limits of its own.
+    RATE_LIMIT_DEFAULT: '0',
     ...env,
   });
   if (rendering === 'worker') workflowBundle ??= bundleWorkflows();

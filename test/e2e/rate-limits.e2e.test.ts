@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../infrastructure/config/config.js';
+import { createLogger } from '../../infrastructure/config/logger.js';
+import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
+import { createHttpApp } from '../../interfaces/rest/app.js';
+import { listen, type RunningHttpServer } from '../../interfaces/rest/http-server.js';
+import { expectError } from '../support/expect-error.js';
+import { callApi } from '../support/http-call.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * Per-key limits shared by every API process: two processes on one database count the same key's
+ * requests together. New organizations are on the `free` plan, limited here to 5 requests a minute.
+ */
+const LIMITS = { RATE_LIMIT_PLANS: 'free:5', RATE_LIMIT_DEFAULT: '1000', RATE_LIMIT_WINDOW_SECONDS: '60' };
+
+let first: TestApp;
+let second: { runtime: Runtime; server: RunningHttpServer; dataDir: string };
+
+beforeAll(async () => {
+  first = await startTestApp({ env: LIMITS });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-second-api-'));
+  const config = loadConfig({ ...LIMITS, DATABASE_URL: first.runtime.config.DATABASE_URL ?? '', DATA_DIR: dataDir, PORT: '0' });
+  const runtime = await createRuntime(config, createLogger('silent'), { runProjections: false, rendering: 'off' });
+  const server = await listen(createHttpApp({ services: runtime.services, logger: createLogger('silent'), bodyLimit: '2mb' }), 0, '127.0.0.1');
+  second = { runtime, server, dataDir };
+});
+afterAll(async () => {
+  await second?.server.close(1000);
+  await second?.runtime.close();
+  if (second?.dataDir) await rm(second.dataDir, { recursive: true, force: true });
+  await first?.close();
+});
+
+describe('per-key rate limits', () => {
+  it('count one key across API processes, then answer 429 with Retry-After and the RateLimit headers', async () => {
+    const key = await first.newOrganizationKey();
+    const answers = [];
+    for (let index = 0; index < 5; index++) {
+      const base = index % 2 === 0 ? first.url : second.server.url;
+      answers.push(await callApi(base, key, 'GET', '/api/v1/usage'));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers[0]?.headers.get('ratelimit-policy')).toMatch(/q=5; w=60/);
+    expect(answers[4]?.headers.get('ratelimit')).toMatch(/r=0; t=\d+/);
+
+    for (const base of [first.url, second.server.url]) {
+      const refused = await callApi(base, key, 'GET', '/api/v1/usage');
+      expectError(refused, 429, /5 requests per 60 s/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    }
+    // GET /img takes its key in the query and is counted the same way.
+    const image = await fetch(`${first.url}/img/any.jpg?apiKey=${encodeURIComponent(key)}`);
+    expectError({ status: image.status, body: await image.json() }, 429);
+  });
+
+  it('keeps each key to its own count, and does not count requests without a valid key', async () => {
+    const key = await first.newOrganizationKey();
+    for (let index = 0; index < 8; index++) expectError(await callApi(first.url, 'rk_not_a_key_at_all_0000', 'GET', '/api/v1/usage'), 403);
+    expect((await callApi(first.url, key, 'GET', '/api/v1/usage')).status).toBe(200);
+  });
+
+  it('leaves a plan without a configured limit to the default', async () => {
+    // The bootstrap organization is on the same free plan: it is limited like any other.
+    const answer = await callApi(first.url, first.apiKey, 'GET', '/api/v1/usage');
+    expect(answer.headers.get('ratelimit-policy')).toMatch(/q=5/);
+  });
+});
