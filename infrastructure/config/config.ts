@@ -74,6 +74,11 @@ const ConfigSchema = z.object({
   /** 0: no limit on attempts, only the window. */
   WEBHOOK_RETRY_MAX_ATTEMPTS: z.coerce.number().int().min(0).default(0),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Port where a render worker's Temporal SDK serves its own Prometheus metrics (polls, slots,
+   * task latencies). Unset: not exported, since one fixed default would clash between workers on one host.
+   */
+  TEMPORAL_METRICS_PORT: optionalText.pipe(z.coerce.number().int().min(1).max(65535).optional()),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
