@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
@@ -13,34 +11,9 @@ import { templateStream } from '../../domain/templates/template-events.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createTestDatabase } from '../support/database.js';
-import { freePort } from '../../infrastructure/system/free-port.js';
-import { sleep } from '../support/wait-for.js';
 import { callApi } from '../support/http-call.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const nodeBinary = path.join(root, 'node_modules/.bin/node');
-const STARTUP_TIMEOUT_MS = 60_000;
-
-interface Service {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly exited: Promise<void>;
-  output(): string;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Kills the child's whole process group: the service and anything it spawned, as a crash of its host would. */
-const killGroup = (child: ChildProcess) => {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-};
-// Last resort if the test process itself ends without running afterAll.
-process.on('exit', () => children.forEach(killGroup));
+import { sleep } from '../support/wait-for.js';
+import { killGroup, startServiceProcess, stopServiceProcesses, type ServiceProcess } from '../support/service-process.js';
 
 let databaseUrl: string;
 let dataDir: string;
@@ -49,67 +22,29 @@ let sql: pg.Pool;
 let eventStore: EventStore;
 const taskQueue = `crash-test-${randomBytes(6).toString('hex')}`;
 
-/** Starts `node --import tsx interfaces/cli/start.ts` as a real child process and waits for /healthz 200. */
-const startService = async (): Promise<Service> => {
-  const port = await freePort();
-  const child = spawn(nodeBinary, ['--import', 'tsx', 'interfaces/cli/start.ts'], {
-    cwd: root,
-    // Its own process group, so a kill reaches everything it started.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BOOTSTRAP_API_KEY: apiKey,
-      LOG_LEVEL: 'warn',
-      // Events in the same PostgreSQL the test appends to, not an EventStoreDB the environment may name.
-      EVENTSTORE_URL: '',
-      // The run's Temporal server, so each start does not launch a dev server of its own.
-      TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-    },
+/** `npm start` as a real child process on the test's database, data folder and Temporal task queue. */
+const startService = () =>
+  startServiceProcess('start', {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    BOOTSTRAP_API_KEY: apiKey,
+    // Events in the same PostgreSQL the test appends to, not an EventStoreDB the environment may name.
+    EVENTSTORE_URL: '',
+    // The run's Temporal server, so each start does not launch a dev server of its own.
+    TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
+    TEMPORAL_TASK_QUEUE: taskQueue,
   });
-  children.add(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  void exited.then(() => children.delete(child));
 
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`service exited during start (${child.exitCode ?? child.signalCode}):\n${output}`);
-    }
-    try {
-      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
-      if (response.status === 200) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      killGroup(child);
-      throw new Error(`service not healthy after ${STARTUP_TIMEOUT_MS} ms:\n${output}`);
-    }
-    await sleep(200);
-  }
-  return { child, url, exited, output: () => output };
-};
-
-const crash = async (service: Service) => {
+const crash = async (service: ServiceProcess) => {
   killGroup(service.child);
   await service.exited;
   expect(service.child.signalCode).toBe('SIGKILL');
 };
 
-const call = (service: Service, method: string, pathname: string, body?: unknown) => callApi(service.url, apiKey, method, pathname, body);
+const call = (service: ServiceProcess, method: string, pathname: string, body?: unknown) => callApi(service.url, apiKey, method, pathname, body);
 
 /** Every template of the caller, page by page. */
-const listAll = async (service: Service): Promise<{ identifier: string; name: string }[]> => {
+const listAll = async (service: ServiceProcess): Promise<{ identifier: string; name: string }[]> => {
   const all: { identifier: string; name: string }[] = [];
   for (let page = 0; ; page++) {
     const response = await call(service, 'GET', `/api/v2/my-templates?size=50&page=${page}`);
@@ -133,9 +68,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const running = [...children];
-  running.forEach(killGroup);
-  await Promise.all(running.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await stopServiceProcesses();
   await eventStore?.close();
   await sql?.end();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
