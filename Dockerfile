@@ -12,6 +12,7 @@ RUN apt-get update \
     fonts-dejavu-core \
     fonts-liberation2 \
     fonts-noto-core \
+    fonts-noto-color-emoji \
     fonts-roboto \
     fonts-open-sans \
     fonts-lato \
@@ -27,11 +28,14 @@ COPY --chown=node:node package.json package-lock.json ./
 RUN npm install --include=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --chown=node:node . .
+# The workflow bundle is built once here, not by every worker at start.
+RUN node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.json
 
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.json
 
 EXPOSE 3000
 

@@ -60,6 +60,8 @@ const ConfigSchema = z.object({
       .transform((text) => new Map(text.split(',').map((pair) => [pair.split(':')[0] ?? '', Number(pair.split(':')[1])])))
       .optional(),
   ),
+  /** A workflow bundle written by scripts/bundle-workflows.ts (the image has one); unset: workers bundle at start. */
+  WORKFLOW_BUNDLE_PATH: optionalText.pipe(z.string().optional()),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
   /** Origin of result hrefs as clients reach the service (behind a proxy); http://127.0.0.1:<PORT> when unset. */
   PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -78,7 +80,7 @@ const ConfigSchema = z.object({
    * Port where a render worker's Temporal SDK serves its own Prometheus metrics (polls, slots,
    * task latencies). Unset: not exported, since one fixed default would clash between workers on one host.
    */
-  TEMPORAL_METRICS_PORT: optionalText.pipe(z.coerce.number().int().min(1).max(65535).optional()),
+  TEMPORAL_METRICS_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(1).max(65535)).optional()),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 
@@ -5,6 +6,13 @@ const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.m
 
 /** Bundling takes seconds: test runs do it once and share the bundle between workers. */
 export const bundleWorkflows = (): Promise<WorkflowBundleWithSourceMap> => bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+
+/** A bundle written at image build time (scripts/bundle-workflows.ts): a worker starts without bundling for seconds. */
+export const loadWorkflowBundle = async (bundlePath: string): Promise<WorkflowBundleWithSourceMap> => {
+  const bundle = JSON.parse(await readFile(bundlePath, 'utf8')) as Partial<WorkflowBundleWithSourceMap>;
+  if (typeof bundle.code !== 'string' || typeof bundle.sourceMap !== 'string') throw new Error(`${bundlePath} is not a workflow bundle written by scripts/bundle-workflows.ts`);
+  return { code: bundle.code, sourceMap: bundle.sourceMap };
+};
 
 const quietBundlerLogger = {
   log: () => {},

@@ -13,7 +13,7 @@ import { startEgressProxy } from '../../infrastructure/rendering/egress-proxy.js
 import { createPageCapturer } from '../../infrastructure/rendering/page-capture.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
-import { startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
+import { loadWorkflowBundle, startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
 import { createFetchWebhookSender } from '../../infrastructure/webhooks/fetch-webhook-sender.js';
@@ -101,7 +101,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
       ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer })),
     },
-    workflowBundle: options.workflowBundle,
+    workflowBundle: options.workflowBundle ?? (config.WORKFLOW_BUNDLE_PATH ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : undefined),
     // Enough that renders of every organization reach the pool's fair queue instead of waiting
     // in Temporal's first-come line behind one organization's flood.
     maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
