@@ -5,11 +5,13 @@ import type { EventStore } from '../application/ports/event-store.js';
 import type { RenderOrchestrator } from '../application/ports/render-orchestrator.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { Config } from '../infrastructure/config/config.js';
+import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { createApiServices } from './composition/api-services.js';
 import { openFoundation } from './composition/foundation.js';
+import { readinessCheck } from './composition/health.js';
 import { createLifetime } from './composition/lifetime.js';
 import { startPendingRepair } from './composition/pending-repair-loop.js';
 import { startRenderWorker } from './composition/render-worker.js';
@@ -55,21 +57,29 @@ const renderingDisabled: RenderOrchestrator = {
  */
 export const createRuntime = async (config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> => {
   const lifetime = createLifetime(logger);
+  // One registry per process: the API's requests, this process's renders and pool, its projections.
+  const metrics = createPrometheusMetrics();
   try {
     const foundation = await openFoundation(config, logger, lifetime, { runProjections: options.runProjections });
+    if (options.runProjections) metrics.watchProjections(foundation);
     const temporal =
       options.rendering === 'off'
         ? null
         : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
     if (temporal) lifetime.defer(() => temporal.close());
     if (temporal && options.rendering === 'worker') {
-      await startRenderWorker(foundation, config, logger, lifetime, { temporalAddress: temporal.address, workflowBundle: options.workflowBundle });
+      await startRenderWorker(foundation, config, logger, lifetime, { temporalAddress: temporal.address, workflowBundle: options.workflowBundle, metrics });
     }
     const orchestrator = temporal ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE }) : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
     if (options.runProjections && temporal) startPendingRepair(foundation, orchestrator, config, logger, lifetime);
     const { eventStore, orm, projections } = foundation;
-    return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config), close: () => lifetime.close() };
+    const operations = {
+      recordHttpRequest: metrics.recordHttpRequest,
+      scrapeMetrics: metrics.scrape,
+      readiness: readinessCheck(foundation, { runProjections: options.runProjections, temporal: temporal ? () => temporal.ping() : null }),
+    };
+    return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config, operations), close: () => lifetime.close() };
   } catch (error) {
     await lifetime.close();
     throw error;

@@ -1,14 +1,17 @@
 import { notFound } from '../../domain/shared/errors.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { PageCapturer } from '../ports/page-capture.js';
 import { loadRender } from '../renders/load-render.js';
+import { measuredRender } from '../renders/render-metrics.js';
 import { storageKeyOf } from '../renders/render-steps.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 
 export interface CaptureStepsDeps extends Pick<CommandDeps, 'eventStore'> {
   readonly storage: FileStorage;
   readonly capturer: PageCapturer;
+  readonly metrics: Metrics;
 }
 
 export type CaptureSteps = ReturnType<typeof createCaptureSteps>;
@@ -22,16 +25,18 @@ export const createCaptureSteps = (deps: CaptureStepsDeps) => ({
     const state = await loadRender(deps.eventStore, requestId);
     if (state.kind !== 'capture') throw notFound('Capture');
     const { request } = state;
-    const captured = await deps.capturer.capture(request.capture, request.orgId);
-    const storageKey = storageKeyOf(request);
-    await deps.storage.put(storageKey, captured.content, captured.contentType);
-    return {
-      storageKey,
-      fileName: request.capture.fileName,
-      contentType: captured.contentType,
-      bytes: captured.content.length,
-      width: captured.width,
-      height: captured.height,
-    };
+    return measuredRender(deps.metrics, { kind: 'capture', format: request.capture.kind }, async () => {
+      const captured = await deps.capturer.capture(request.capture, request.orgId);
+      const storageKey = storageKeyOf(request);
+      await deps.storage.put(storageKey, captured.content, captured.contentType);
+      return {
+        storageKey,
+        fileName: request.capture.fileName,
+        contentType: captured.contentType,
+        bytes: captured.content.length,
+        width: captured.width,
+        height: captured.height,
+      };
+    });
   },
 });

@@ -7,6 +7,7 @@ import { resolveValues } from '../../domain/templates/components/resolve-values.
 import { templateDecider } from '../../domain/templates/template-decider.js';
 import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { createAccountCommands } from '../requests/account-commands.js';
@@ -18,12 +19,14 @@ import type { CommandDeps } from '../shared/command-handler.js';
 import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
 import { loadRender } from './load-render.js';
+import { measuredRender } from './render-metrics.js';
 
 export interface RenderStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
   readonly engine: RenderEngine;
   readonly merger: TemplateMerger;
   readonly canvas: CanvasRenderer;
+  readonly metrics: Metrics;
 }
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
@@ -90,20 +93,23 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       if (spec.format === 'mp4' || spec.format === 'webm') {
         throw new DomainError('validation', 'video renders are produced by the video workflow');
       }
-      const template = await templateAt(spec.templateId, spec.templateRevision);
-      const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime };
-      const document = await pageOf(template, spec.data, size);
-      const rendered = await deps.engine.render(document, { tenant: request.orgId, format: spec.format, quality: spec.quality, crop: spec.crop });
-      const storageKey = storageKeyOf(request);
-      await deps.storage.put(storageKey, rendered.content, rendered.contentType);
-      return {
-        storageKey,
-        fileName: spec.fileName,
-        contentType: rendered.contentType,
-        bytes: rendered.content.length,
-        width: rendered.width,
-        height: rendered.height,
-      };
+      const format = spec.format;
+      return measuredRender(deps.metrics, { kind: 'image', format }, async () => {
+        const template = await templateAt(spec.templateId, spec.templateRevision);
+        const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime };
+        const document = await pageOf(template, spec.data, size);
+        const rendered = await deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop });
+        const storageKey = storageKeyOf(request);
+        await deps.storage.put(storageKey, rendered.content, rendered.contentType);
+        return {
+          storageKey,
+          fileName: spec.fileName,
+          contentType: rendered.contentType,
+          bytes: rendered.content.length,
+          width: rendered.width,
+          height: rendered.height,
+        };
+      });
     },
 
     /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */

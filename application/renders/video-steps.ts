@@ -2,15 +2,18 @@ import type { StoredFile } from '../../domain/renders/render-events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { FileStorage } from '../ports/file-storage.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { VideoProgress, VideoRenderer } from '../ports/video-renderer.js';
 import { recordRenderProgress } from '../requests/record-render-progress.js';
 import type { CommandDeps } from '../shared/command-handler.js';
+import { measuredRender } from './render-metrics.js';
 import { storageKeyOf, type RenderSteps } from './render-steps.js';
 
 export interface VideoStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
   readonly videos: VideoRenderer;
   readonly renders: Pick<RenderSteps, 'loadRequest' | 'templateAt' | 'pageOf'>;
+  readonly metrics: Metrics;
 }
 
 export type VideoSteps = ReturnType<typeof createVideoSteps>;
@@ -49,22 +52,25 @@ export const createVideoSteps = (deps: VideoStepsDeps) => {
       if (!isVideoFormat(spec.format) || spec.duration === null || spec.fps === null) {
         throw new DomainError('validation', `Request ${requestId} is not a video render`);
       }
-      const template = await deps.renders.templateAt(spec.templateId, spec.templateRevision);
-      const page = await deps.renders.pageOf(template, spec.data, { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime });
-      const progress = progressRecorder((framesDone, framesTotal) => recordRenderProgress(deps, request, framesDone, framesTotal));
-      try {
-        const video = await deps.videos.render(
-          { ...page, fps: spec.fps, durationMs: spec.duration },
-          { tenant: request.orgId, format: spec.format, quality: spec.quality, crop: spec.crop },
-          { onProgress: progress.onProgress, signal },
-        );
-        const storageKey = storageKeyOf(request);
-        await deps.storage.put(storageKey, video.content, video.contentType);
-        return { storageKey, fileName: spec.fileName, contentType: video.contentType, bytes: video.content.length, width: video.width, height: video.height };
-      } finally {
-        // Nothing of this attempt may land after the workflow has recorded the outcome.
-        await progress.settled();
-      }
+      const { format, fps, duration } = spec;
+      return measuredRender(deps.metrics, { kind: 'video', format }, async () => {
+        const template = await deps.renders.templateAt(spec.templateId, spec.templateRevision);
+        const page = await deps.renders.pageOf(template, spec.data, { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime });
+        const progress = progressRecorder((framesDone, framesTotal) => recordRenderProgress(deps, request, framesDone, framesTotal));
+        try {
+          const video = await deps.videos.render(
+            { ...page, fps, durationMs: duration },
+            { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop },
+            { onProgress: progress.onProgress, signal },
+          );
+          const storageKey = storageKeyOf(request);
+          await deps.storage.put(storageKey, video.content, video.contentType);
+          return { storageKey, fileName: spec.fileName, contentType: video.contentType, bytes: video.content.length, width: video.width, height: video.height };
+        } finally {
+          // Nothing of this attempt may land after the workflow has recorded the outcome.
+          await progress.settled();
+        }
+      });
     },
   };
 };

@@ -2,6 +2,7 @@ import type { WebhookCommand } from '../../domain/renders/webhook-attempts.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { ResultLinks } from '../ports/file-storage.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import type { WebhookResponse, WebhookSender } from '../ports/webhook-sender.js';
 import { requestAsSent } from '../renders/hit-data.js';
@@ -19,6 +20,7 @@ export interface WebhookDeliveryDeps extends CommandDeps {
   /** The private-address guard again at delivery time: the host may resolve elsewhere than when it was accepted. */
   readonly urls: UrlGuard;
   readonly secrets: WebhookSecrets;
+  readonly metrics: Pick<Metrics, 'webhookAttempt'>;
 }
 
 export interface DeliveryAttempt {
@@ -99,6 +101,7 @@ export const createWebhookDelivery = (deps: WebhookDeliveryDeps) => {
       });
       const response = await post(url, body, { ...headers });
       const at = deps.clock.now().toISOString();
+      deps.metrics.webhookAttempt(response.ok ? 'delivered' : 'failed');
       if (response.ok) {
         await record(render, {
           type: 'RecordWebhookDelivery',

@@ -5,6 +5,8 @@ import { startTemporalDevServer } from './dev-server.js';
 export interface TemporalHandle {
   readonly address: string;
   readonly client: Client;
+  /** A cheap round trip to the server (its system info), for readiness. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -17,6 +19,9 @@ export const connectTemporal = async (options: { address?: string; namespace: st
     return {
       address,
       client: new Client({ connection, namespace: options.namespace }),
+      async ping() {
+        await connection.workflowService.getSystemInfo({});
+      },
       async close() {
         await connection.close();
         await devServer?.stop();

@@ -36,6 +36,8 @@ export interface TemporalWorkerOptions {
    * them on another worker, so a bounded shutdown loses nothing.
    */
   readonly shutdownWithinMs: number;
+  /** `host:port` where the SDK serves its own Prometheus metrics; not exported when absent. */
+  readonly metricsBindAddress?: string;
 }
 
 export interface RunningWorker {
@@ -45,15 +47,22 @@ export interface RunningWorker {
 
 let runtimeInstalled = false;
 
-/** The SDK logs every worker state change at INFO; the service's own logs say what matters. */
-const installQuietRuntime = () => {
+/**
+ * The SDK logs every worker state change at INFO; the service's own logs say what matters. Its
+ * metrics (polls, slots, task latencies) come from the Rust core, which serves them on a port of
+ * its own rather than through the service's registry. The runtime is one per process: the first worker's options hold.
+ */
+const installRuntime = (metricsBindAddress: string | undefined) => {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    ...(metricsBindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsBindAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } } : {}),
+  });
 };
 
 export const startTemporalWorker = async (options: TemporalWorkerOptions): Promise<RunningWorker> => {
-  installQuietRuntime();
+  installRuntime(options.metricsBindAddress);
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,

@@ -15,12 +15,12 @@ import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.j
 import { systemClock } from '../../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
 import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
-import type { AppServices } from '../http/app-services.js';
+import type { AppServices, Operations } from '../http/app-services.js';
 import type { Foundation } from './foundation.js';
 import { healthCheck } from './health.js';
 
 /** The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or nothing). */
-export const createApiServices = (foundation: Foundation, orchestrator: RenderOrchestrator, config: Config): AppServices => {
+export const createApiServices = (foundation: Foundation, orchestrator: RenderOrchestrator, config: Config, operations: Operations): AppServices => {
   const { commandDeps, readModels, projections, links, storage, eventStore, hostPolicy } = foundation;
   const renderLimits = { syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS, urls: hostPolicy, links, progress: projections, orchestrator };
   return {
@@ -58,5 +58,6 @@ export const createApiServices = (foundation: Foundation, orchestrator: RenderOr
       },
     },
     health: healthCheck(foundation),
+    operations,
   };
 };

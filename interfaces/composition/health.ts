@@ -1,21 +1,56 @@
 import type { HealthReport } from '../http/app-services.js';
 import type { Foundation } from './foundation.js';
 
+/** A readiness probe answers fast: a dependency that hangs is reported as not ready, not waited for. */
+const READINESS_CHECK_TIMEOUT_MS = 2_000;
+
+type Checks = Record<string, () => Promise<unknown>>;
+
+const runChecks = async (checks: Checks, timeoutMs?: number): Promise<HealthReport['checks']> =>
+  Object.fromEntries(
+    await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<never>((_, reject) => {
+          if (timeoutMs !== undefined) timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        });
+        try {
+          await Promise.race([check(), deadline]);
+          return [name, { ok: true }] as const;
+        } catch (error) {
+          return [name, { ok: false, detail: (error as Error).message }] as const;
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    ),
+  );
+
+const foundationChecks = ({ eventStore, orm, projections }: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>): Checks => ({
+  eventStore: () => eventStore.readAll({ after: null, limit: 1 }),
+  readModels: () => orm.em.getConnection().execute('select 1'),
+  projections: async () => {
+    if (!projections.isLive()) throw new Error('projections are not following the log');
+  },
+});
+
+const reportOf = (checks: HealthReport['checks']): HealthReport => ({ ok: Object.values(checks).every((check) => check.ok), checks });
+
 /** The event log and the read models answer, and the projections follow the log. */
-export const healthCheck =
-  ({ eventStore, orm, projections }: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>) =>
+export const healthCheck = (foundation: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>) => async (): Promise<HealthReport> =>
+  reportOf(await runChecks(foundationChecks(foundation)));
+
+/**
+ * Ready to serve: the health checks, plus Temporal when this process starts or runs workflows, each
+ * bounded in time. Projections count only where this process runs them.
+ */
+export const readinessCheck =
+  (
+    foundation: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>,
+    options: { readonly runProjections: boolean; readonly temporal: (() => Promise<unknown>) | null },
+  ) =>
   async (): Promise<HealthReport> => {
-    const checks: HealthReport['checks'] = {};
-    const probe = async (name: string, check: () => Promise<unknown>) => {
-      try {
-        await check();
-        checks[name] = { ok: true };
-      } catch (error) {
-        checks[name] = { ok: false, detail: (error as Error).message };
-      }
-    };
-    await probe('eventStore', () => eventStore.readAll({ after: null, limit: 1 }));
-    await probe('readModels', () => orm.em.getConnection().execute('select 1'));
-    checks.projections = projections.isLive() ? { ok: true } : { ok: false, detail: 'projections are not following the log' };
-    return { ok: Object.values(checks).every((check) => check.ok), checks };
+    const { projections, ...always } = foundationChecks(foundation);
+    const checks: Checks = { ...always, ...(options.runProjections && projections ? { projections } : {}), ...(options.temporal ? { temporal: options.temporal } : {}) };
+    return reportOf(await runChecks(checks, READINESS_CHECK_TIMEOUT_MS));
   };

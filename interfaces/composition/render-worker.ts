@@ -7,6 +7,7 @@ import { createWebhookDelivery } from '../../application/webhooks/webhook-delive
 import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets.js';
 import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
 import type { Config } from '../../infrastructure/config/config.js';
+import type { PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics.js';
 import { createBrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { startEgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
@@ -36,6 +37,7 @@ export interface RenderWorkerOptions {
   readonly temporalAddress: string;
   /** A pre-built workflow bundle; tests build one per run instead of one per worker. */
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  readonly metrics: PrometheusMetrics;
 }
 
 /** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
@@ -60,6 +62,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     logger,
   });
   lifetime.defer(() => pool.close());
+  options.metrics.watchPool(pool);
   await pool.warmUp();
 
   const steps = createRenderSteps({
@@ -68,11 +71,13 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     engine: createChromiumRenderEngine({ pool, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, captureTimeoutMs: config.RENDER_CAPTURE_TIMEOUT_MS }),
     merger: mustacheMerger,
     canvas: createHtmlCanvasRenderer(),
+    metrics: options.metrics.metrics,
   });
   const videoSteps = createVideoSteps({
     ...commandDeps,
     storage,
     renders: steps,
+    metrics: options.metrics.metrics,
     videos: createChromiumVideoRenderer({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
   });
   const capturer = createPageCapturer({ pool, navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS });
@@ -82,6 +87,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) }),
     urls: hostPolicy,
     secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer }),
+    metrics: options.metrics.metrics,
   });
   const webhookPolicy = {
     initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
@@ -99,13 +105,14 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       ...createRenderActivities(steps),
       ...createVideoRenderActivities(videoSteps),
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
-      ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer })),
+      ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
     },
     workflowBundle: options.workflowBundle ?? (config.WORKFLOW_BUNDLE_PATH ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : undefined),
     // Enough that renders of every organization reach the pool's fair queue instead of waiting
     // in Temporal's first-come line behind one organization's flood.
     maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
     shutdownWithinMs: shutdownShareMs,
+    metricsBindAddress: config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`,
   });
   lifetime.defer(() => worker.stop());
 };

@@ -22,6 +22,16 @@ export interface HealthReport {
   readonly checks: Record<string, { ok: boolean; detail?: string }>;
 }
 
+/** The operations endpoints (/metrics, /readyz) and what feeds them; the composition root owns the registry. */
+export interface Operations {
+  /** `route` is the matched pattern, never the raw path. */
+  recordHttpRequest(labels: { readonly method: string; readonly route: string; readonly status: number }, seconds: number): void;
+  /** The Prometheus text exposition of this process. */
+  scrapeMetrics(): Promise<{ readonly contentType: string; readonly body: string }>;
+  /** Whether this process can serve: what health checks, plus Temporal where it uses it, each bounded in time. */
+  readiness(): Promise<HealthReport>;
+}
+
 /** What the edges (REST, tRPC) need from the application; the composition root provides it. */
 export interface AppServices {
   readonly templates: TemplateService;
@@ -37,4 +47,5 @@ export interface AppServices {
   readonly audit: AuditService;
   readonly rateLimits: RateLimits;
   health(): Promise<HealthReport>;
+  readonly operations: Operations;
 }

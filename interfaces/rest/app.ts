@@ -13,6 +13,7 @@ import { apiKeyAuth } from './auth.js';
 import { perKeyRateLimit } from './rate-limit.js';
 import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
+import { httpMetrics } from './http-metrics.js';
 import { openApiDocument } from './openapi.js';
 import { imageRouter, renderRouter } from './render-router.js';
 import { resultsRouter } from './results-router.js';
@@ -48,6 +49,7 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  app.use(httpMetrics(services.operations));
 
   app.use(
     pinoHttp({
@@ -73,6 +75,20 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   app.get('/healthz', async (_req, res) => {
     const report = await services.health();
     res.status(report.ok ? 200 : 503).json(report);
+  });
+  // Liveness: answering at all shows the process and its event loop are up; dependencies are /readyz's concern.
+  app.get('/livez', (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const report = await services.operations.readiness();
+    if (report.ok) return void res.json(report);
+    const failed = Object.entries(report.checks).filter(([, check]) => !check.ok);
+    res.status(503).json(errorBody(503, 'Not ready', failed.map(([name, check]) => `${name}: ${check.detail ?? 'failed'}`)));
+  });
+  app.get('/metrics', async (_req, res) => {
+    const { contentType, body } = await services.operations.scrapeMetrics();
+    res.type(contentType).send(body);
   });
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());

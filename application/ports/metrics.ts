@@ -1,0 +1,18 @@
+/** What a render is, for counting: a still image or PDF from a template, a video, or a captured web page. */
+export type RenderKind = 'image' | 'video' | 'capture';
+
+/**
+ * How one attempt at producing a file ended: 'done'; 'failed' when the render itself failed (a bad
+ * request, a crashed page, a missed deadline); 'unavailable' when the pool refused it for now;
+ * 'error' for a fault outside the render (storage, the event store), which Temporal retries.
+ */
+export type RenderOutcome = 'done' | 'failed' | 'unavailable' | 'error';
+
+export type WebhookAttemptOutcome = 'delivered' | 'failed';
+
+/** Operational counters the use cases report; the adapter decides how they are exported. */
+export interface Metrics {
+  /** Starts timing one attempt at producing a render; call the returned function once, with how it ended. */
+  startRender(labels: { readonly kind: RenderKind; readonly format: string }): (outcome: RenderOutcome) => void;
+  webhookAttempt(outcome: WebhookAttemptOutcome): void;
+}
