@@ -81,6 +81,8 @@ const ConfigSchema = z.object({
    * task latencies). Unset: not exported, since one fixed default would clash between workers on one host.
    */
   TEMPORAL_METRICS_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(1).max(65535)).optional()),
+  /** Port where a worker alone (npm run worker) serves /metrics, /livez and /readyz; unset: it serves no HTTP. */
+  WORKER_HTTP_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).optional()),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
