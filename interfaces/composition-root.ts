@@ -77,7 +77,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     const operations = {
       recordHttpRequest: metrics.recordHttpRequest,
       scrapeMetrics: metrics.scrape,
-      readiness: readinessCheck(foundation, { runProjections: options.runProjections, temporal: temporal ? () => temporal.ping() : null }),
+      readiness: readinessCheck(foundation, { runProjections: options.runProjections, temporal: temporal ? (deadlineMs) => temporal.ping(deadlineMs) : null }),
     };
     return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config, operations), close: () => lifetime.close() };
   } catch (error) {

@@ -5,8 +5,8 @@ import { startTemporalDevServer } from './dev-server.js';
 export interface TemporalHandle {
   readonly address: string;
   readonly client: Client;
-  /** A cheap round trip to the server (its system info), for readiness. */
-  ping(): Promise<void>;
+  /** A cheap round trip to the server (its system info), for readiness; fails after `deadlineMs`. */
+  ping(deadlineMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,13 +16,25 @@ export const connectTemporal = async (options: { address?: string; namespace: st
   const address = options.address ?? devServer?.address ?? '';
   try {
     const connection = await Connection.connect({ address });
+    /*
+     * The client retries an unreachable server in the background; a deadline ends those retries,
+     * and closing waits for them, because a retry that fires on a closed connection throws out of a timer.
+     */
+    const pings = new Set<Promise<unknown>>();
     return {
       address,
       client: new Client({ connection, namespace: options.namespace }),
-      async ping() {
-        await connection.workflowService.getSystemInfo({});
+      async ping(deadlineMs) {
+        const call = connection.withDeadline(Date.now() + deadlineMs, () => connection.workflowService.getSystemInfo({}));
+        pings.add(call);
+        try {
+          await call;
+        } finally {
+          pings.delete(call);
+        }
       },
       async close() {
+        await Promise.allSettled(pings);
         await connection.close();
         await devServer?.stop();
       },

@@ -47,10 +47,11 @@ export const healthCheck = (foundation: Pick<Foundation, 'eventStore' | 'orm' | 
 export const readinessCheck =
   (
     foundation: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>,
-    options: { readonly runProjections: boolean; readonly temporal: (() => Promise<unknown>) | null },
+    options: { readonly runProjections: boolean; readonly temporal: ((deadlineMs: number) => Promise<unknown>) | null },
   ) =>
   async (): Promise<HealthReport> => {
     const { projections, ...always } = foundationChecks(foundation);
-    const checks: Checks = { ...always, ...(options.runProjections && projections ? { projections } : {}), ...(options.temporal ? { temporal: options.temporal } : {}) };
+    const { temporal } = options;
+    const checks: Checks = { ...always, ...(options.runProjections && projections ? { projections } : {}), ...(temporal ? { temporal: () => temporal(READINESS_CHECK_TIMEOUT_MS) } : {}) };
     return reportOf(await runChecks(checks, READINESS_CHECK_TIMEOUT_MS));
   };

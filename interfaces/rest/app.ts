@@ -15,6 +15,7 @@ import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
 import { httpMetrics } from './http-metrics.js';
 import { openApiDocument } from './openapi.js';
+import { operationsRouter } from './operations-router.js';
 import { imageRouter, renderRouter } from './render-router.js';
 import { resultsRouter } from './results-router.js';
 import { templatesRouter } from './templates-router.js';
@@ -76,20 +77,7 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
     const report = await services.health();
     res.status(report.ok ? 200 : 503).json(report);
   });
-  // Liveness: answering at all shows the process and its event loop are up; dependencies are /readyz's concern.
-  app.get('/livez', (_req, res) => {
-    res.json({ ok: true });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const report = await services.operations.readiness();
-    if (report.ok) return void res.json(report);
-    const failed = Object.entries(report.checks).filter(([, check]) => !check.ok);
-    res.status(503).json(errorBody(503, 'Not ready', failed.map(([name, check]) => `${name}: ${check.detail ?? 'failed'}`)));
-  });
-  app.get('/metrics', async (_req, res) => {
-    const { contentType, body } = await services.operations.scrapeMetrics();
-    res.type(contentType).send(body);
-  });
+  app.use(operationsRouter(services.operations));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });

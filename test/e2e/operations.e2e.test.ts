@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../infrastructure/system/free-port.js';
+import { createTestDatabase } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startWorkerProcess, stopWorkerProcesses } from '../support/worker-process.js';
 import { waitFor } from '../support/wait-for.js';
 
 /*
@@ -15,14 +22,6 @@ let app: TestApp;
 let receiver: Server;
 let receiverUrl: string;
 const temporalMetricsPort = await freePort();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The value of one series in a Prometheus text exposition, or undefined when it is absent. */
 const sample = (text: string, name: string, labels: Record<string, string> = {}): number | undefined => {
@@ -148,6 +147,36 @@ describe('/livez and /readyz', () => {
       expect(closed.body.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^eventStore: /), expect.stringMatching(/^temporal: /)]));
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('a worker alone (npm run worker)', () => {
+  it('serves its own /metrics, /livez and /readyz on WORKER_HTTP_PORT', { timeout: 90_000 }, async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-worker-ops-'));
+    try {
+      const worker = await startWorkerProcess({
+        DATABASE_URL: await createTestDatabase(),
+        DATA_DIR: dataDir,
+        EVENTSTORE_URL: '',
+        TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
+        TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+        HOST: '127.0.0.1',
+        WORKER_HTTP_PORT: '0',
+      });
+      const url = /"operationsUrl":"([^"]+)"/.exec(worker.output())?.[1];
+      expect(url, worker.output()).toBeDefined();
+      expect((await fetch(`${url}/livez`)).status).toBe(200);
+      const ready = await fetch(`${url}/readyz`);
+      // A worker follows no projections: the log, the read models and Temporal are what it needs.
+      expect(await ready.json()).toEqual({ ok: true, checks: { eventStore: { ok: true }, readModels: { ok: true }, temporal: { ok: true } } });
+      const text = await (await fetch(`${url}/metrics`)).text();
+      expect(sample(text, 'render_service_pool_capacity')).toBeGreaterThan(0);
+      expect(sample(text, 'render_service_http_requests_total', { method: 'GET', route: '/readyz', status: '200' })).toBe(1);
+      expect((await fetch(`${url}/api/v2/my-templates`)).status).toBe(404);
+    } finally {
+      await stopWorkerProcesses();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });
