@@ -118,6 +118,31 @@ ensure_temporal_cli() {
   go install github.com/temporalio/cli/cmd/temporal@v1.5.1 >&2
 }
 
+# Tests of the S3 storage adapter run against a real S3-compatible server. MinIO builds with plain
+# `go install` (no replace directives), so a Go toolchain is all it takes; unlike the Temporal CLI it is
+# only needed by tests, so without Go this is a warning and TEST_S3_ENDPOINT can point at a server.
+ensure_minio() {
+  if [ -n "${MINIO_BINARY:-}" ] && [ -x "${MINIO_BINARY}" ]; then
+    return
+  fi
+  if command -v minio >/dev/null 2>&1 || [ -x "${HOME}/go/bin/minio" ]; then
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+    PATH="/usr/local/go/bin:$PATH"
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    log "warning: no MinIO and no Go toolchain; S3 storage tests need TEST_S3_ENDPOINT or MINIO_BINARY"
+    return
+  fi
+  if [ -x "$(go env GOPATH)/bin/minio" ]; then
+    return
+  fi
+  log "building MinIO for the storage tests (once, takes several minutes)"
+  go install github.com/minio/minio@latest >&2
+}
+
 ensure_node_modules
 ensure_system_packages
 ensure_temporal_cli
+ensure_minio

@@ -1,6 +1,7 @@
 import { isRenderEvent, renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { DomainError, notFound } from '../../domain/shared/errors.js';
-import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
+import type { Readable } from 'node:stream';
+import type { ByteRange, ByteRangeRequest, FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { ProjectionProgress, ResultReadModel, ResultView } from '../ports/read-models.js';
 import { deleteResult } from '../requests/delete-result.js';
 import type { CommandDeps } from '../shared/command-handler.js';
@@ -25,11 +26,25 @@ export interface ResultServiceDeps extends CommandDeps {
   readonly links: ResultLinks;
 }
 
-export interface ResultFile {
-  readonly content: Buffer;
+/** How a download is asked for, beyond the link: the HTTP edge parses its headers into this. */
+export interface FileReadConditions {
+  readonly range?: ByteRangeRequest;
+  /** True when the client already holds the version with this entity tag (If-None-Match). */
+  readonly isFresh?: (etag: string) => boolean;
+}
+
+export type ResultFile = {
   readonly contentType: string;
   readonly fileName: string;
-}
+  /** Of the whole file. */
+  readonly size: number;
+  readonly etag: string;
+} & (
+  /** `range` null: the whole file. */
+  | { readonly kind: 'content'; readonly stream: Readable; readonly range: ByteRange | null }
+  | { readonly kind: 'not-modified' }
+  | { readonly kind: 'range-not-satisfiable' }
+);
 
 export type ResultService = ReturnType<typeof createResultService>;
 
@@ -82,7 +97,12 @@ export const createResultService = (deps: ResultServiceDeps) => {
      * The file behind an href, for anyone holding the link (no API key). Read from the stream, not
      * the read model, so a link works the moment its render answered.
      */
-    async openFile(requestId: string, fileName: string, query: { expires?: string; signature?: string }): Promise<ResultFile> {
+    async openFile(
+      requestId: string,
+      fileName: string,
+      query: { expires?: string; signature?: string },
+      conditions: FileReadConditions = {},
+    ): Promise<ResultFile> {
       const view = foldResultView(await readRender(requestId));
       if (!view || view.status !== 'done' || view.storageKey === null || view.fileName !== fileName) throw notFound('File');
       const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
@@ -91,9 +111,17 @@ export const createResultService = (deps: ResultServiceDeps) => {
           'the link needs a valid, unexpired signature',
         ]);
       }
-      const content = await deps.storage.get(view.storageKey);
-      if (!content) throw notFound('File');
-      return { content, contentType: view.contentType ?? 'application/octet-stream', fileName };
+      const described = { contentType: view.contentType ?? 'application/octet-stream', fileName };
+      // A client revalidating its copy is answered from the file's metadata, without reading any content.
+      if (conditions.isFresh) {
+        const info = await deps.storage.stat(view.storageKey);
+        if (!info) throw notFound('File');
+        if (conditions.isFresh(info.etag)) return { ...described, ...info, kind: 'not-modified' };
+      }
+      const file = await deps.storage.open(view.storageKey, conditions.range);
+      if (!file) throw notFound('File');
+      if ('unsatisfiable' in file) return { ...described, size: file.size, etag: file.etag, kind: 'range-not-satisfiable' };
+      return { ...described, ...file, kind: 'content' };
     },
   };
 };

@@ -65,6 +65,16 @@ const ConfigSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
   /** Origin of result hrefs as clients reach the service (behind a proxy); http://127.0.0.1:<PORT> when unset. */
   PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** Where result files live: `local` under DATA_DIR/files (one host), or `s3` in a bucket every host shares. */
+  STORAGE: z.enum(['local', 's3']).default('local'),
+  /** An S3-compatible server (MinIO, Ceph, R2, ...); unset: AWS S3 for S3_REGION. */
+  S3_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  S3_BUCKET: optionalText,
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Both or neither; neither: the AWS SDK's default credential chain (environment, profile, instance role). */
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   /** Signs expiring result links; generated once into the data folder when unset. */
   URL_SIGNING_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   /** Seals webhook secrets in events: `id:base64key[,...]`, the first seals; generated once into the data folder when unset. */

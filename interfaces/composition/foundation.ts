@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../infrastructure/config/config.js';
 import { createEventStore } from '../../infrastructure/event-store/create-event-store.js';
@@ -12,7 +11,7 @@ import { createTemplateReadModel } from '../../infrastructure/read-models/templa
 import { PostgresRateLimitStore } from '../../infrastructure/rate-limits/postgres-rate-limit-store.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { loadSecretSealer } from '../../infrastructure/security/secrets-encryption-key.js';
-import { createLocalFileStorage } from '../../infrastructure/storage/local-file-storage.js';
+import { createFileStorage } from '../../infrastructure/storage/create-file-storage.js';
 import { createResultLinks } from '../../infrastructure/storage/signed-links.js';
 import { loadSigningSecret } from '../../infrastructure/storage/signing-secret.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
@@ -54,7 +53,7 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
     projections,
     readModels,
     commandDeps: { eventStore, clock: systemClock, ids: uuidV7Ids },
-    storage: createLocalFileStorage(path.join(config.DATA_DIR, 'files')),
+    storage: createFileStorage(config),
     links: createResultLinks({
       baseUrl: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`,
       secret: await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR }),

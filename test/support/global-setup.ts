@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../../infrastructure/postgres/embedded-postgres.js';
 import { startTemporalDevServer } from '../../infrastructure/temporal/dev-server.js';
+import { findMinioBinary, startMinio, type S3TestServer } from './minio-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,6 +13,8 @@ declare module 'vitest' {
     databaseAdminUrl?: string;
     /** host:port of the run's Temporal server; e2e runs only. */
     temporalAddress?: string;
+    /** The run's S3-compatible server; absent in unit-only runs and when neither MinIO nor TEST_S3_ENDPOINT is there. */
+    s3Server?: S3TestServer;
   }
 }
 
@@ -41,6 +44,22 @@ export default async function setup(project: TestProject): Promise<(() => Promis
       const server = await startEmbeddedPostgres({ dataDir });
       stops.push(() => server.stop());
       project.provide('databaseAdminUrl', server.url);
+    }
+
+    // TEST_S3_ENDPOINT names a server whose credentials are TEST_S3_ACCESS_KEY_ID and TEST_S3_SECRET_ACCESS_KEY.
+    const givenS3 = process.env.TEST_S3_ENDPOINT;
+    const minio = findMinioBinary();
+    if (givenS3) {
+      project.provide('s3Server', {
+        endpoint: givenS3,
+        region: process.env.TEST_S3_REGION ?? 'us-east-1',
+        accessKeyId: process.env.TEST_S3_ACCESS_KEY_ID ?? '',
+        secretAccessKey: process.env.TEST_S3_SECRET_ACCESS_KEY ?? '',
+      });
+    } else if (minio) {
+      const { stop, ...server } = await startMinio({ binary: minio, dataDir: path.join(dataDir, 'minio', 'data') });
+      stops.push(stop);
+      project.provide('s3Server', server);
     }
 
     // Only the end-to-end tier renders; each test app polls a task queue of its own on this server.
