@@ -93,6 +93,12 @@ const ConfigSchema = z.object({
   TEMPORAL_METRICS_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(1).max(65535)).optional()),
   /** Port where a worker alone (npm run worker) serves /metrics, /livez and /readyz; unset: it serves no HTTP. */
   WORKER_HTTP_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).optional()),
+}).superRefine((config, context) => {
+  if (config.STORAGE !== 's3') return;
+  if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE=s3' });
+  if (!config.S3_ACCESS_KEY_ID !== !config.S3_SECRET_ACCESS_KEY) {
+    context.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together' });
+  }
 });
 
 export type Config = z.output<typeof ConfigSchema>;
