@@ -29,6 +29,21 @@ export const findMinioBinary = (env: NodeJS.ProcessEnv = process.env): string | 
   return dirs.filter((dir) => dir !== '' && dir !== 'bin').map((dir) => join(dir, 'minio')).find(isExecutable);
 };
 
+/*
+ * MinIO runs under a small sh watchdog reading a pipe from this process: the kernel closes the pipe
+ * however the test run ends (even SIGKILL), and the watchdog then stops MinIO, so no server outlives
+ * its run. (Background jobs of a non-interactive sh read /dev/null, hence the copy of stdin on fd 3.)
+ */
+const WATCHDOG = `
+exec 3<&0
+"$@" </dev/null &
+server=$!
+trap 'kill -TERM "$server" 2>/dev/null' TERM
+( while read -r _ <&3; do :; done; kill -TERM "$server" 2>/dev/null ) &
+exec 3<&-
+while kill -0 "$server" 2>/dev/null; do wait "$server"; done
+`;
+
 const CREDENTIALS = { accessKeyId: 'render-service-test', secretAccessKey: 'render-service-test-secret' };
 
 /**
@@ -41,12 +56,18 @@ export const startMinio = async ({ binary, dataDir }: { binary: string; dataDir:
   for (let attempt = 1; attempt <= 3; attempt++) {
     const [port, consolePort] = [await freePort(), await freePort()];
     const logFd = openSync(join(dataDir, '..', 'minio.log'), 'a');
-    const child = spawn(binary, ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
-      stdio: ['ignore', logFd, logFd],
+    const child = spawn('/bin/sh', ['-c', WATCHDOG, 'minio-watchdog', binary, 'server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
+      stdio: ['pipe', logFd, logFd],
       env: { ...process.env, MINIO_ROOT_USER: CREDENTIALS.accessKeyId, MINIO_ROOT_PASSWORD: CREDENTIALS.secretAccessKey, MINIO_BROWSER: 'off' },
     });
     closeSync(logFd);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        // The watchdog's pipe would otherwise keep this process alive after the run.
+        child.stdin?.destroy();
+        resolve();
+      }),
+    );
     let running = true;
     void exited.then(() => (running = false));
     const endpoint = `http://127.0.0.1:${port}`;
