@@ -78,7 +78,9 @@ export const createS3FileStorage = (options: S3FileStorageOptions): FileStorage 
     async get(key) {
       const output = await getObject(key);
       if (!output?.Body) return null;
-      return Buffer.from(await output.Body.transformToByteArray());
+      const bytes = await output.Body.transformToByteArray();
+      // A view of the SDK's bytes, not a second copy of the file.
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     stat,
     async open(key, request) {
