@@ -46,8 +46,8 @@ export const fold = <E extends DomainEvent, Row extends object, Related extends 
 export interface DocumentSource {
   /** The stored rows of `entity` with these keys, by key; keys without a row are left out. */
   load(entity: EntityName<object>, ids: readonly string[]): Promise<ReadonlyMap<string, object>>;
-  /** The stored rows of `entity` whose columns equal `where`, by key. */
-  find(entity: EntityName<object>, where: object): Promise<ReadonlyMap<string, object>>;
+  /** The stored rows of `entity` whose columns equal those of any of `wheres`, by key. */
+  find(entity: EntityName<object>, wheres: readonly object[]): Promise<ReadonlyMap<string, object>>;
 }
 
 export interface TableChanges {
@@ -64,9 +64,13 @@ interface Table {
   /** Rows as stored before the batch, for the keys read so far. */
   readonly stored: Map<string, object | null>;
   readonly changed: Set<string>;
+  /** Keys of the current rows by their values of some columns, for the fan-outs on those columns. */
+  readonly indexes: Map<string, Map<string, Set<string>>>;
 }
 
-const matches = (row: object, where: object) => Object.entries(where).every(([column, value]) => (row as Record<string, unknown>)[column] === value);
+/** An index's name is its columns, sorted, joined by commas. */
+const columnsOf = (where: object) => Object.keys(where).sort().join(',');
+const valuesOf = (row: object, columns: string) => JSON.stringify(columns.split(',').map((column) => (row as Record<string, unknown>)[column] ?? null));
 
 /** Whether `projection` may change anything for `event`: an event that names no row, nor one to read, changes none. */
 export const concerns = <E extends DomainEvent>(projection: DocumentProjection<E>, event: RecordedEvent): boolean =>
@@ -74,23 +78,50 @@ export const concerns = <E extends DomainEvent>(projection: DocumentProjection<E
 
 /**
  * Folds a batch of events into the rows they change. Rows are read once per table for the whole
- * batch where the events name them (twice where a fold names rows by a related one, e.g. a
- * deletion's account by its stored file); only fan-outs and rows no pass foresaw are read one by one.
+ * batch where the events name them, fan-outs likewise (twice where a fold names rows by a related
+ * one, e.g. a deletion's account by its stored file); only what no pass foresaw (a fan-out from a
+ * row the batch itself changes) is read on its own.
  */
 export const foldBatch = async <E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[], source: DocumentSource): Promise<TableChanges[]> => {
   const tables = new Map<EntityName<object>, Table>();
   const table = (entity: EntityName<object>): Table => {
     let found = tables.get(entity);
     if (!found) {
-      found = { current: new Map(), stored: new Map(), changed: new Set() };
+      found = { current: new Map(), stored: new Map(), changed: new Set(), indexes: new Map() };
       tables.set(entity, found);
     }
     return found;
   };
 
-  const remember = (target: Table, id: string, row: object | null) => {
+  const setCurrent = (target: Table, id: string, row: object | null) => {
+    const previous = target.current.get(id) ?? null;
+    for (const [columns, index] of target.indexes) {
+      if (previous !== null) index.get(valuesOf(previous, columns))?.delete(id);
+      if (row !== null) {
+        const values = valuesOf(row, columns);
+        index.set(values, (index.get(values) ?? new Set<string>()).add(id));
+      }
+    }
     target.current.set(id, row);
+  };
+
+  const remember = (target: Table, id: string, row: object | null) => {
+    setCurrent(target, id, row);
     target.stored.set(id, row);
+  };
+
+  const indexOn = (target: Table, columns: string) => {
+    let index = target.indexes.get(columns);
+    if (!index) {
+      index = new Map<string, Set<string>>();
+      for (const [id, row] of target.current) {
+        if (row === null) continue;
+        const values = valuesOf(row, columns);
+        index.set(values, (index.get(values) ?? new Set<string>()).add(id));
+      }
+      target.indexes.set(columns, index);
+    }
+    return index;
   };
 
   const loadMissing = async (entity: EntityName<object>, ids: Iterable<string>) => {
@@ -106,17 +137,30 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
     return table(entity).current.get(id) ?? null;
   };
 
-  /** Rows matching `where`: the stored ones, as this batch has them, and any this batch changed. */
+  /** Fan-outs whose stored rows are all in memory already, by table: read together before the fold. */
+  const prefetched = new Map<EntityName<object>, Set<string>>();
+  const whereKey = (where: object) => JSON.stringify(where);
+
+  const prefetch = async (entity: EntityName<object>, wheres: readonly object[]) => {
+    const target = table(entity);
+    for (const [id, row] of await source.find(entity, wheres)) if (!target.current.has(id)) remember(target, id, row);
+    const keys = prefetched.get(entity) ?? new Set<string>();
+    for (const where of wheres) keys.add(whereKey(where));
+    prefetched.set(entity, keys);
+  };
+
+  /**
+   * Rows matching `where` as this batch has them. Every stored row that matches is in memory (read
+   * by the fan-out's query, before the fold or now), and so is every row the batch changed, so the
+   * answer is the rows in memory that match now.
+   */
   const resolve = async (entity: EntityName<object>, where: object): Promise<string[]> => {
     const target = table(entity);
-    const stored = await source.find(entity, where);
-    for (const [id, row] of stored) if (!target.current.has(id)) remember(target, id, row);
-    // A row read or written earlier but unchanged is as stored, so the query's answer covers it.
-    const candidates = new Set([...stored.keys(), ...target.changed]);
-    return [...candidates].filter((id) => {
-      const row = target.current.get(id);
-      return row != null && matches(row, where);
-    });
+    if (!prefetched.get(entity)?.has(whereKey(where))) {
+      for (const [id, row] of await source.find(entity, [where])) if (!target.current.has(id)) remember(target, id, row);
+    }
+    const columns = columnsOf(where);
+    return [...(indexOn(target, columns).get(valuesOf(where, columns)) ?? [])];
   };
 
   const handled = events.filter(projection.canHandle);
@@ -129,6 +173,7 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
       ids.add(id);
       wanted.set(entity, ids);
     };
+    const fanOuts = new Map<EntityName<object>, Map<string, object>>();
     let unresolved = false;
     for (const event of handled) {
       for (const each of projection.folds) {
@@ -145,10 +190,18 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
             related = known.get(relatedId) ?? null;
           }
         }
-        for (const selector of each.documents(event, related)) if (typeof selector === 'string') want(each.entity, selector);
+        for (const selector of each.documents(event, related)) {
+          if (typeof selector === 'string') want(each.entity, selector);
+          else if (!prefetched.get(each.entity)?.has(whereKey(selector.where))) {
+            const wheres = fanOuts.get(each.entity) ?? new Map<string, object>();
+            wheres.set(whereKey(selector.where), selector.where);
+            fanOuts.set(each.entity, wheres);
+          }
+        }
       }
     }
     for (const [entity, ids] of wanted) await loadMissing(entity, ids);
+    for (const [entity, wheres] of fanOuts) await prefetch(entity, [...wheres.values()]);
     if (!unresolved) break;
   }
 
@@ -163,7 +216,7 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
           const row = await read(each.entity, id);
           const next = each.evolve(row, event, related);
           if (next === row) continue;
-          target.current.set(id, next);
+          setCurrent(target, id, next);
           target.changed.add(id);
         }
       }

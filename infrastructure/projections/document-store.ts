@@ -1,40 +1,115 @@
 import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { DomainEvent } from '../../domain/shared/events.js';
 import { concerns, foldBatch, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
 import type { Projection } from './projection.js';
 
 /**
  * Runs a document projection on the read-model tables through MikroORM: a batch's rows are read
- * with one query per table, folded in memory, and written back with one upsert and one delete per
- * table, all inside the caller's transaction (the runner's, beside its checkpoint; the rebuild's,
- * on the fresh tables of its schema).
+ * with one query per table, folded in memory, and written back with one statement per table, all
+ * inside the caller's transaction (the runner's, beside its checkpoint; the rebuild's, on the
+ * fresh tables of its schema).
  */
 
-const primaryKeyOf = (em: EntityManager, entity: EntityName<object>): string => {
-  const [primaryKey] = em.getMetadata().get(entity).primaryKeys;
-  if (primaryKey === undefined) throw new Error(`read model ${String(entity)} has no primary key`);
-  return primaryKey;
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+const tableOf = (em: EntityManager, entity: EntityName<object>) => {
+  const meta = em.getMetadata().get(entity);
+  const [primaryKey] = meta.primaryKeys;
+  if (primaryKey === undefined) throw new Error(`read model ${meta.className} has no primary key`);
+  const columns = meta.props.filter((prop) => prop.persist !== false).map((prop) => ({ property: prop.name, column: prop.fieldNames[0] ?? prop.name }));
+  const schema = em.schema ?? meta.schema;
+  const name = schema ? `${quote(schema)}.${quote(meta.tableName)}` : quote(meta.tableName);
+  const keyColumn = columns.find((column) => column.property === primaryKey)?.column ?? primaryKey;
+  return { primaryKey, columns, name, keyColumn };
 };
 
 const ormSource = (em: EntityManager): DocumentSource => {
   const select = async (entity: EntityName<object>, where: object) => {
-    const primaryKey = primaryKeyOf(em, entity);
-    // Hydrated (bigints as numbers, dates as Dates) but not managed: folds return new rows, which are upserted.
+    const { primaryKey } = tableOf(em, entity);
+    // Hydrated (bigints as numbers, dates as Dates) but not managed: folds return new rows, which are written below.
     const rows = await em.find(entity, where, { disableIdentityMap: true });
     return new Map(rows.map((row) => [String((row as Record<string, unknown>)[primaryKey]), row]));
   };
   return {
-    load: (entity, ids) => select(entity, { [primaryKeyOf(em, entity)]: { $in: ids } }),
-    find: select,
+    load: (entity, ids) => select(entity, { [tableOf(em, entity).primaryKey]: { $in: ids } }),
+    find: async (entity, wheres) => (wheres.length === 0 ? new Map() : select(entity, { $or: [...wheres] })),
   };
 };
 
+/**
+ * One upsert per table for the whole batch: the rows go as one JSON document that PostgreSQL turns
+ * into the table's own column types (arrays, jsonb, timestamps), where MikroORM's upsertMany would
+ * build an entity per row and a statement per few hundred. It goes through MikroORM's Kysely, in
+ * the same transaction, as a bound parameter: `em.execute` inlines parameters into the SQL text,
+ * and escaping a batch's megabytes of JSON character by character cost more than writing them.
+ */
 const write = async (em: EntityManager, changes: readonly TableChanges[]) => {
   for (const { entity, upserts, deletes } of changes) {
-    if (upserts.size > 0) await em.upsertMany(entity, [...upserts.values()]);
-    if (deletes.length > 0) await em.nativeDelete(entity, { [primaryKeyOf(em, entity)]: { $in: deletes } });
+    const { primaryKey, columns, name, keyColumn } = tableOf(em, entity);
+    if (upserts.size > 0) {
+      const list = columns.map(({ column }) => quote(column)).join(', ');
+      const updates = columns.filter(({ column }) => column !== keyColumn).map(({ column }) => `${quote(column)} = excluded.${quote(column)}`);
+      const rows = [...upserts.values()].map((row) => Object.fromEntries(columns.map(({ property, column }) => [column, (row as Record<string, unknown>)[property] ?? null])));
+      await sql`insert into ${sql.raw(`${name} (${list})`)} select ${sql.raw(list)} from json_populate_recordset(null::${sql.raw(name)}, ${JSON.stringify(rows)}::json)
+         on conflict (${sql.raw(quote(keyColumn))}) do ${sql.raw(updates.length > 0 ? `update set ${updates.join(', ')}` : 'nothing')}`.execute(em.getKysely());
+    }
+    if (deletes.length > 0) await em.nativeDelete(entity, { [primaryKey]: { $in: [...deletes] } });
   }
+};
+
+/** Rows a rebuild keeps between batches; past this it forgets them and reads them again as needed. */
+const MAX_KEPT_ROWS = 200_000;
+
+/**
+ * A rebuild's source: it is the only writer of its fresh tables, so the rows it wrote are as it
+ * remembers them, and a key it never wrote has no row. Most events touch rows a recent batch
+ * wrote, so most batches read nothing.
+ */
+const rebuildMemory = () => {
+  const kept = new Map<EntityName<object>, Map<string, object>>();
+  const written = new Map<EntityName<object>, Set<string>>();
+  const of = <V>(map: Map<EntityName<object>, V>, entity: EntityName<object>, empty: () => V): V => {
+    const found = map.get(entity) ?? empty();
+    map.set(entity, found);
+    return found;
+  };
+  return {
+    source: (inner: DocumentSource): DocumentSource => ({
+      async load(entity, ids) {
+        const rows = of(kept, entity, () => new Map<string, object>());
+        const stored = of(written, entity, () => new Set<string>());
+        const found = new Map<string, object>();
+        const unknown: string[] = [];
+        for (const id of ids) {
+          const row = rows.get(id);
+          if (row) found.set(id, row);
+          else if (stored.has(id)) unknown.push(id);
+        }
+        if (unknown.length > 0) for (const [id, row] of await inner.load(entity, unknown)) found.set(id, row);
+        return found;
+      },
+      find: (entity, wheres) => inner.find(entity, wheres),
+    }),
+    remember(changes: readonly TableChanges[]) {
+      let size = 0;
+      for (const { entity, upserts, deletes } of changes) {
+        const rows = of(kept, entity, () => new Map<string, object>());
+        const stored = of(written, entity, () => new Set<string>());
+        for (const [id, row] of upserts) {
+          rows.set(id, row);
+          stored.add(id);
+        }
+        for (const id of deletes) {
+          rows.delete(id);
+          stored.delete(id);
+        }
+      }
+      for (const rows of kept.values()) size += rows.size;
+      if (size > MAX_KEPT_ROWS) kept.clear();
+    },
+  };
 };
 
 export const documentStore = <E extends DomainEvent>(projection: DocumentProjection<E>): Projection => ({
@@ -42,5 +117,16 @@ export const documentStore = <E extends DomainEvent>(projection: DocumentProject
   handles: (event) => concerns(projection, event),
   async apply(em, events) {
     await write(em, await foldBatch(projection, events, ormSource(em)));
+  },
+  forFreshTables() {
+    const memory = rebuildMemory();
+    return {
+      name: projection.name,
+      async apply(em, events) {
+        const changes = await foldBatch(projection, events, memory.source(ormSource(em)));
+        await write(em, changes);
+        memory.remember(changes);
+      },
+    };
   },
 });

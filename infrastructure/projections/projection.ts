@@ -15,4 +15,9 @@ export interface Projection {
    */
   handles?(event: RecordedEvent): boolean;
   apply(em: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * This projection for one rebuild into fresh tables, where it is their only writer and may keep
+   * what it wrote in memory instead of reading it back; without it, the rebuild runs `apply`.
+   */
+  forFreshTables?(): Projection;
 }

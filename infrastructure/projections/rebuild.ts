@@ -59,24 +59,36 @@ const SWAP_LOCK_TIMEOUT = '10s';
 export const readModelTables = (orm: MikroORM): string[] =>
   [...new Set([...orm.getMetadata().getAll().values()].map((meta) => meta.tableName))].sort();
 
+/** Fresh tables in a schema of their own, and the projections writing them. */
+interface Shadow {
+  readonly shadow: string;
+  readonly writers: readonly Projection[];
+}
+
 const uniqueName = (prefix: string) => `${prefix}_${Date.now()}_${randomBytes(3).toString('hex')}`;
 
 export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projections = allProjections, batchSize = DEFAULT_BATCH, onProgress, liveWaitMs = 30_000 }: RebuildOptions) => {
   const tables = readModelTables(orm);
   const names = projections.map((projection) => projection.name);
 
-  /** Applies one batch to the tables of `schema`, checkpoints included, in one transaction: the live runners' folds, on fresh tables. */
-  const applyBatch = (schema: string, events: readonly RecordedEvent[], position: number) =>
-    orm.em.fork({ schema }).transactional(async (em) => {
-      for (const projection of projections) await projection.apply(em, events);
-      await em.upsertMany(
-        ProjectionCheckpoint,
-        names.map((name) => ({ name, position })),
-      );
-    });
+  /**
+   * Applies one batch to the tables of `schema`: the live runners' folds, on fresh tables. Each
+   * projection writes its own tables and checkpoint in a transaction of its own, on a connection of
+   * its own, so PostgreSQL works on all of them at once; a failure fails the whole rebuild.
+   */
+  const applyBatch = async (schema: string, writers: readonly Projection[], events: readonly RecordedEvent[], position: number) => {
+    await Promise.all(
+      writers.map((writer) =>
+        orm.em.fork({ schema }).transactional(async (em) => {
+          await writer.apply(em, events);
+          await em.upsert(ProjectionCheckpoint, { name: writer.name, position });
+        }),
+      ),
+    );
+  };
 
   /** Projects the log after `after` up to `upTo` (the head when null) into `schema`; the next page is read while one is written. */
-  const projectInto = async (schema: string, after: number, upTo: number | null) => {
+  const projectInto = async ({ shadow: schema, writers }: Shadow, after: number, upTo: number | null) => {
     const head = upTo ?? (await eventStore.headPosition()) ?? -1;
     let position = after;
     let events = 0;
@@ -89,7 +101,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
       if (!last) break;
       const more = batch.length === page.length && page.length === batchSize;
       if (more) next = read(last.position);
-      await applyBatch(schema, batch, last.position);
+      await applyBatch(schema, writers, batch, last.position);
       position = last.position;
       events += batch.length;
       await onProgress?.(position, Math.max(head, position));
@@ -110,14 +122,15 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
   };
 
   /** A fresh schema with every read model rebuilt up to (about) the head of the log. */
-  const build = async (control: pg.Client): Promise<{ shadow: string; position: number; events: number }> => {
+  const build = async (control: pg.Client): Promise<Shadow & { position: number; events: number }> => {
     const shadow = uniqueName('rebuild');
     await createShadowTables(control, shadow, tables);
+    const target = { shadow, writers: projections.map((projection) => projection.forFreshTables?.() ?? projection) };
     try {
-      const built = await projectInto(shadow, -1, null);
+      const built = await projectInto(target, -1, null);
       // Catch up with what was appended meanwhile, so the final step under a lock is short.
-      const caughtUp = await projectInto(shadow, built.position, null);
-      return { shadow, position: caughtUp.position, events: built.events + caughtUp.events };
+      const caughtUp = await projectInto(target, built.position, null);
+      return { ...target, position: caughtUp.position, events: built.events + caughtUp.events };
     } catch (error) {
       await dropSchema(control, shadow);
       throw error;
@@ -131,7 +144,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     async swap(): Promise<RebuildReport> {
       const started = performance.now();
       return withClient(async (client) => {
-        const { shadow, position: built, events } = await build(client);
+        const { position: built, events, ...target } = await build(client);
+        const { shadow } = target;
         const retired = uniqueName('retired');
         try {
           await client.query('begin');
@@ -139,7 +153,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await client.query(`lock table public.${CHECKPOINTS} in access exclusive mode`);
           // No live runner is inside a batch now, and none can start one until the commit.
           const head = (await eventStore.headPosition()) ?? -1;
-          const last = head > built ? await projectInto(shadow, built, head) : { position: built, events: 0 };
+          const last = head > built ? await projectInto(target, built, head) : { position: built, events: 0 };
           // Projections this rebuild does not know keep their place.
           await client.query(
             `insert into ${quoteIdentifier(shadow)}.${CHECKPOINTS} select * from public.${CHECKPOINTS} where name <> all($1) on conflict do nothing`,
@@ -169,7 +183,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     async verify(): Promise<RebuildVerifyReport> {
       const started = performance.now();
       return withClient(async (client) => {
-        const { shadow, position: built, events } = await build(client);
+        const { position: built, events, ...target } = await build(client);
+        const { shadow } = target;
         let position = built;
         let applied = events;
         const deadline = Date.now() + liveWaitMs;
@@ -183,7 +198,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
             const livePosition = Math.min(...positions);
             if (positions.every((value) => value === livePosition) && livePosition >= position) {
               if (livePosition > position) {
-                const caughtUp = await projectInto(shadow, position, livePosition);
+                const caughtUp = await projectInto(target, position, livePosition);
                 position = caughtUp.position;
                 applied += caughtUp.events;
               }

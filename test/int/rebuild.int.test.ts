@@ -120,7 +120,7 @@ describe('projections rebuild --verify', () => {
     const seen: number[] = [];
     const counting = allProjections.map(
       (projection): Projection => ({
-        ...projection,
+        name: projection.name,
         async apply(em: EntityManager, events: readonly RecordedEvent[]) {
           if (projection.name === 'templates' && events.some((event) => event.type === 'TemplateCreated')) seen.push(await em.count(TemplateRow, {}));
           await projection.apply(em, events);

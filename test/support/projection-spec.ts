@@ -33,7 +33,7 @@ const memoryTables = () => {
   };
   const source: DocumentSource = {
     load: async (entity, ids) => new Map(ids.flatMap((id) => (table(entity).has(id) ? [[id, table(entity).get(id) as object] as const] : []))),
-    find: async (entity, where) => new Map([...table(entity)].filter(([, row]) => matches(row, where))),
+    find: async (entity, wheres) => new Map([...table(entity)].filter(([, row]) => wheres.some((where) => matches(row, where)))),
   };
   return { tables, table, source };
 };
