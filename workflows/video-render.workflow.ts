@@ -1,22 +1,68 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import type { StoredFile } from '../domain/renders/render-events.js';
 import { produceFile, type RenderWorkflowInput, type RenderWorkflowResult } from './render.workflow.js';
 import type { VideoRenderActivities } from './video-render.activities.js';
+
+/** The task queue of video work: each worker takes only as many videos or segments as its cores can capture. */
+export const videoTaskQueueOf = (taskQueue: string) => `${taskQueue}-video`;
 
 /*
  * Thirty seconds of 1080p take minutes on a small, busy machine, so the attempt's own bound is
  * long; a worker that dies is noticed by its missing heartbeats within seconds instead, and the
- * attempt starts again on another worker from the first frame.
+ * attempt starts again on another worker from the first frame of what it was rendering.
  */
-const producing = proxyActivities<VideoRenderActivities>({
+const videoWork = {
   startToCloseTimeout: '30m',
   heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+} as const;
+
+/** Videos accepted before segments existed run as they started, on the main queue. */
+const producingOnMainQueue = proxyActivities<VideoRenderActivities>(videoWork);
+
+const bookkeeping = proxyLocalActivities<VideoRenderActivities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '100ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 20 },
 });
 
 /**
+ * A long video's segments render at once on whichever workers are free, each its own activity
+ * retried on its own, so a lost worker costs the segment it held, not the video. The first
+ * failure that outlives its retries cancels the other segments. The joined file is the result.
+ */
+const produceVideo = async (requestId: string): Promise<StoredFile> => {
+  if (!patched('video-segments')) return producingOnMainQueue.produceVideo({ requestId });
+  const producing = proxyActivities<VideoRenderActivities>({ ...videoWork, taskQueue: videoTaskQueueOf(workflowInfo().taskQueue) });
+  const { segments } = await bookkeeping.planVideo({ requestId });
+  if (segments.length === 1) return producing.produceVideo({ requestId });
+
+  try {
+    await CancellationScope.cancellable(async () => {
+      const scope = CancellationScope.current();
+      await Promise.all(
+        segments.map(async (segment, index) => {
+          try {
+            await producing.produceVideoSegment({ requestId, index, segment });
+          } catch (error) {
+            scope.cancel();
+            throw error;
+          }
+        }),
+      );
+    });
+    return await producing.joinVideoSegments({ requestId, segments: segments.length });
+  } catch (error) {
+    // Segments are only a means to the file: none may outlive a video that failed.
+    await CancellationScope.nonCancellable(() => producing.discardVideoSegments({ requestId, segments: segments.length })).catch(() => undefined);
+    throw error;
+  }
+};
+
+/**
  * workflowId = requestId. An mp4 or webm of a canvas-html template: charge, capture every frame
- * and encode, store, record; refund when the video cannot be made. Clients poll the result.
+ * and encode (in segments across workers when the video is long), store, record; refund when the
+ * video cannot be made. Clients poll the result.
  */
 export async function videoRenderWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
-  return produceFile(input, () => producing.produceVideo({ requestId: input.requestId }));
+  return produceFile(input, () => produceVideo(input.requestId));
 }

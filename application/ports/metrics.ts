@@ -1,5 +1,6 @@
 /** What a render is, for counting: a still image or PDF from a template, a video, or a captured web page. */
-export type RenderKind = 'image' | 'video' | 'capture';
+/** `video_segment`: one part of a video split across workers; the join counts as the `video`. */
+export type RenderKind = 'image' | 'video' | 'video_segment' | 'capture';
 
 /**
  * How one attempt at producing a file ended: 'done'; 'failed' when the render itself failed (a bad

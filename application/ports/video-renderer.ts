@@ -1,3 +1,4 @@
+import type { VideoSegment } from '../../domain/renders/video-segments.js';
 import type { VideoFormat } from '../../domain/templates/template-settings.js';
 import type { RenderDocument, RenderedFile } from './render-engine.js';
 
@@ -16,10 +17,12 @@ export interface VideoOptions {
   readonly format: VideoFormat;
   readonly quality: number;
   readonly crop: { readonly width: number; readonly height: number } | null;
+  /** Only these frames of the video, encoded as a file of their own that starts on a key frame; all when absent. */
+  readonly segment?: VideoSegment;
 }
 
 export interface VideoProgress {
-  /** Frames captured from the page so far; a retried render starts again from 0. */
+  /** Frames captured from the page so far (of the segment, when rendering one); a retried render starts again from 0. */
   readonly framesCaptured: number;
   readonly framesTotal: number;
 }
@@ -38,4 +41,10 @@ export interface RenderedVideo extends RenderedFile {
 /** Captures every frame of an animated page on a virtual clock and encodes them into a video file. */
 export interface VideoRenderer {
   render(document: VideoDocument, options: VideoOptions, run?: VideoRenderRun): Promise<RenderedVideo>;
+}
+
+/** Joins segments rendered apart into one video, without re-encoding them. */
+export interface VideoJoiner {
+  /** `segments` in order, each a file of `format` as the renderer made it. */
+  join(segments: readonly Buffer[], format: VideoFormat): Promise<RenderedFile>;
 }

@@ -46,7 +46,8 @@ export interface RequestCapture {
 
 export interface RecordRenderProgress {
   readonly type: 'RecordRenderProgress';
-  readonly data: { readonly requestId: string; readonly framesDone: number; readonly framesTotal: number; readonly now: string };
+  /** With `segment`, `framesDone` counts that segment's frames only. */
+  readonly data: { readonly requestId: string; readonly framesDone: number; readonly framesTotal: number; readonly now: string; readonly segment?: number };
 }
 
 export type RenderCommand = RequestRender | RequestCachedRender | RequestCapture | CompleteRender | FailRender | DeleteResult | WebhookCommand | RecordRenderProgress;

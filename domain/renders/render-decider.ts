@@ -44,11 +44,22 @@ export const deleteResult = ({ data }: DeleteResult, state: Render): ResultDelet
   return [{ type: 'ResultDeleted', data: { requestId: data.requestId, deletedAt: data.now } }];
 };
 
-/** Progress of a render still pending, and only forwards: retried attempts report frames again from 0. */
+/**
+ * Progress of a render still pending, and only forwards: retried attempts report frames again from
+ * 0. A segment's progress moves its own count forwards, and the video's by as much.
+ */
 export const recordProgress = ({ data }: RecordRenderProgress, state: Render): RenderProgressed[] => {
   if (state.status === 'absent') throw notFound('Render');
-  if (state.status !== 'pending' || data.framesDone <= state.framesDone) return [];
-  return [{ type: 'RenderProgressed', data: { requestId: data.requestId, framesDone: data.framesDone, framesTotal: data.framesTotal, at: data.now } }];
+  if (state.status !== 'pending') return [];
+  const { requestId, framesTotal, now: at } = data;
+  if (data.segment === undefined) {
+    if (data.framesDone <= state.framesDone) return [];
+    return [{ type: 'RenderProgressed', data: { requestId, framesDone: data.framesDone, framesTotal, at } }];
+  }
+  const before = state.segmentFrames[data.segment] ?? 0;
+  if (data.framesDone <= before) return [];
+  const framesDone = Object.values(state.segmentFrames).reduce((sum, frames) => sum + frames, 0) - before + data.framesDone;
+  return [{ type: 'RenderProgressed', data: { requestId, framesDone, framesTotal, at, segment: { index: data.segment, framesDone: data.framesDone } } }];
 };
 
 /** Webhook deliveries belong to a request that exists; whether its result was deleted since does not matter to them. */

@@ -104,9 +104,19 @@ export type WebhookAbandoned = DomainEvent<
 /**
  * A video render has captured `framesDone` of its `framesTotal` frames. Recorded every tenth of the
  * way, never backwards: a retried attempt that starts again from frame 0 records nothing until it
- * passes what an earlier attempt reached.
+ * passes what an earlier attempt reached. A video rendered in segments records each segment's own
+ * count in `segment`; `framesDone` is then the sum over its segments.
  */
-export type RenderProgressed = DomainEvent<'RenderProgressed', { requestId: string; framesDone: number; framesTotal: number; at: string }>;
+export type RenderProgressed = DomainEvent<
+  'RenderProgressed',
+  { requestId: string; framesDone: number; framesTotal: number; at: string; segment?: SegmentProgress }
+>;
+
+/** Frames one segment of a video has captured, the most any of its attempts reached. */
+export interface SegmentProgress {
+  readonly index: number;
+  readonly framesDone: number;
+}
 
 export type WebhookEvent = WebhookDeliveryFailed | WebhookDelivered | WebhookAbandoned;
 

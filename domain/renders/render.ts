@@ -15,6 +15,8 @@ interface Accepted {
   readonly webhookDeliveries: WebhookDeliveries;
   /** Frames a video render has captured so far, the most any attempt reached. */
   readonly framesDone: number;
+  /** Of a video rendered in segments: frames captured per segment index, the most any attempt reached. */
+  readonly segmentFrames: Readonly<Record<number, number>>;
 }
 
 /** A render of a template, or a capture of a web page (`kind`); both end and are deleted alike. */
@@ -34,10 +36,10 @@ export const initialRender = (): Render => ({ status: 'absent' });
 
 export const evolveRender = (state: Render, event: RenderEvent): Render => {
   if (event.type === 'RenderRequested') {
-    return { status: 'pending', kind: 'template', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
+    return { status: 'pending', kind: 'template', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0, segmentFrames: {} };
   }
   if (event.type === 'CaptureRequested') {
-    return { status: 'pending', kind: 'capture', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0 };
+    return { status: 'pending', kind: 'capture', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0, segmentFrames: {} };
   }
   if (state.status === 'absent') return state;
   switch (event.type) {
@@ -49,8 +51,11 @@ export const evolveRender = (state: Render, event: RenderEvent): Render => {
       return { ...state, status: 'failed', failureReason: event.data.reason };
     case 'ResultDeleted':
       return { ...state, deleted: true };
-    case 'RenderProgressed':
-      return { ...state, framesDone: Math.max(state.framesDone, event.data.framesDone) };
+    case 'RenderProgressed': {
+      const { framesDone, segment } = event.data;
+      const segmentFrames = segment ? { ...state.segmentFrames, [segment.index]: Math.max(state.segmentFrames[segment.index] ?? 0, segment.framesDone) } : state.segmentFrames;
+      return { ...state, framesDone: Math.max(state.framesDone, framesDone), segmentFrames };
+    }
     case 'WebhookDeliveryFailed':
     case 'WebhookDelivered':
     case 'WebhookAbandoned':

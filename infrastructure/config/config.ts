@@ -45,6 +45,13 @@ const ConfigSchema = z.object({
   CAPTURE_NAVIGATION_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   /** Bound on taking the screenshot or printing the PDF of a loaded page. */
   CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  /**
+   * Videos longer than one and a half segments are cut into segments of this many seconds, rendered
+   * at once on whichever workers are free and joined without re-encoding; 0 renders every video whole.
+   */
+  VIDEO_SEGMENT_SECONDS: z.coerce.number().min(0).max(600).default(5),
+  /** Videos or segments one worker renders at once: each keeps two pages and ffmpeg busy, about two cores. */
+  VIDEO_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SYNC_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
   MAX_PENDING_SYNC_RENDERS: z.coerce.number().int().min(1).default(64),
   /** How often a process that follows the log looks for requests left pending without a live workflow, and how old they must be. */

@@ -86,7 +86,13 @@ export const renderEventSchemas: EventSchemas<RenderEvent> = {
   RenderFailed: eventSchema(z.object({ requestId: id, reason: z.string(), failedAt: isoTime })),
   ResultDeleted: eventSchema(z.object({ requestId: id, deletedAt: isoTime })),
   RenderProgressed: eventSchema(
-    z.object({ requestId: id, framesDone: z.number().int().positive(), framesTotal: z.number().int().positive(), at: isoTime }),
+    z.object({
+      requestId: id,
+      framesDone: z.number().int().positive(),
+      framesTotal: z.number().int().positive(),
+      at: isoTime,
+      segment: z.object({ index: z.number().int().min(0), framesDone: z.number().int().positive() }).optional(),
+    }),
   ),
   WebhookDeliveryFailed: eventSchema(
     z.object({

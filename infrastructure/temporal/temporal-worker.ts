@@ -28,7 +28,8 @@ export interface TemporalWorkerOptions {
   readonly namespace: string;
   readonly taskQueue: string;
   readonly activities: object;
-  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  /** The workflows this worker runs: a bundle, `bundle` to bundle them now, or `none` for a worker of activities only. */
+  readonly workflows: WorkflowBundleWithSourceMap | 'bundle' | 'none';
   /** Activities running at once in this worker; the browser pool bounds renders anyway. */
   readonly maxConcurrentActivities: number;
   /**
@@ -69,7 +70,7 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: options.activities,
-    workflowBundle: options.workflowBundle ?? (await bundleWorkflows()),
+    ...(options.workflows === 'none' ? {} : { workflowBundle: options.workflows === 'bundle' ? await bundleWorkflows() : options.workflows }),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities,
     maxConcurrentLocalActivityExecutions: options.maxConcurrentActivities * 4,
     shutdownGraceTime: Math.floor(options.shutdownWithinMs / 2),

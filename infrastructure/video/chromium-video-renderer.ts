@@ -7,7 +7,7 @@ import { frameTimeMs, videoFrameCount } from '../../domain/renders/video-timing.
 import type { BrowserPool } from '../rendering/browser-pool.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
 import { PoolUnavailableError } from '../rendering/pool-errors.js';
-import { probeVideo, startEncoder } from './ffmpeg-encoder.js';
+import { probeVideo, startEncoder, VIDEO_CONTENT_TYPES } from './ffmpeg-encoder.js';
 import { createFrameSequencer } from './frame-sequencer.js';
 import { framePageOpeningMs, openFramePage } from './virtual-clock-page.js';
 
@@ -36,8 +36,6 @@ const FRAME_BUDGET_MS = 1_000;
 /** Captured frames allowed ahead of the encoder, per page: enough to ride out a slow frame. */
 const FRAMES_AHEAD_PER_PAGE = 4;
 
-const CONTENT_TYPES = { mp4: 'video/mp4', webm: 'video/webm' } as const;
-
 export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOptions): VideoRenderer => {
   const pagesPerVideo = Math.max(1, options.pagesPerVideo ?? 1);
   const pageOptions = {
@@ -49,7 +47,8 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
 
   return {
     async render(document: VideoDocument, video: VideoOptions, run: VideoRenderRun = {}): Promise<RenderedVideo> {
-      const total = videoFrameCount(document.durationMs, document.fps);
+      const { start, end } = video.segment ?? { start: 0, end: videoFrameCount(document.durationMs, document.fps) };
+      const total = end - start;
       const outputPath = path.join(options.workDir ?? os.tmpdir(), `video-${randomUUID()}.${video.format}`);
       const encoder = startEncoder({ ...video, fps: document.fps, frameCodec: 'mjpeg', outputPath, x264Preset: options.x264Preset });
       const sequencer = createFrameSequencer({ total, window: pagesPerVideo * FRAMES_AHEAD_PER_PAGE, write: (frame) => encoder.write(frame) });
@@ -67,7 +66,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
               const framePage = await openFramePage(page, session, document, pageOptions);
               for (let index = await sequencer.claim(); index !== null; index = await sequencer.claim()) {
                 claimedAny = true;
-                const frame = await framePage.capture(frameTimeMs(index, document.fps));
+                const frame = await framePage.capture(frameTimeMs(start + index, document.fps));
                 stop.signal.throwIfAborted();
                 sequencer.deliver(index, frame);
                 run.onProgress?.({ framesCaptured: ++captured, framesTotal: total });
@@ -97,7 +96,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
         if (failed) throw failed.reason;
         await encoder.finish();
         const probed = await probeVideo(outputPath);
-        return { content: await readFile(outputPath), contentType: CONTENT_TYPES[video.format], width: probed.width, height: probed.height, frames: total };
+        return { content: await readFile(outputPath), contentType: VIDEO_CONTENT_TYPES[video.format], width: probed.width, height: probed.height, frames: total };
       } catch (error) {
         encoder.abort();
         throw error;

@@ -17,11 +17,13 @@ import { prepareTemplateHost } from '../../infrastructure/rendering/template-doc
 import { loadWorkflowBundle, startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
+import { createFfmpegSegmentJoiner } from '../../infrastructure/video/ffmpeg-segment-joiner.js';
 import { createFetchWebhookSender } from '../../infrastructure/webhooks/fetch-webhook-sender.js';
 import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
 import { createCaptureActivities } from '../../workflows/capture.activities.js';
 import { createRenderActivities } from '../../workflows/render.activities.js';
 import { createVideoRenderActivities } from '../../workflows/video-render.activities.js';
+import { videoTaskQueueOf } from '../../workflows/video-render.workflow.js';
 import { createWebhookActivities } from '../../workflows/webhook.activities.js';
 import type { Foundation } from './foundation.js';
 import type { Lifetime } from './lifetime.js';
@@ -79,7 +81,10 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     renders: steps,
     metrics: options.metrics.metrics,
     videos: createChromiumVideoRenderer({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
+    joiner: createFfmpegSegmentJoiner(),
+    segmentSeconds: config.VIDEO_SEGMENT_SECONDS,
   });
+  const videoActivities = createVideoRenderActivities(videoSteps);
   const capturer = createPageCapturer({ pool, navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS });
   const webhookDelivery = createWebhookDelivery({
     ...commandDeps,
@@ -103,11 +108,12 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activities: {
       ...createRenderActivities(steps),
-      ...createVideoRenderActivities(videoSteps),
+      // Workflows started before videos had a queue of their own find their activities here.
+      ...videoActivities,
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
       ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
     },
-    workflowBundle: options.workflowBundle ?? (config.WORKFLOW_BUNDLE_PATH ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : undefined),
+    workflows: options.workflowBundle ?? (config.WORKFLOW_BUNDLE_PATH ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : 'bundle'),
     // Enough that renders of every organization reach the pool's fair queue instead of waiting
     // in Temporal's first-come line behind one organization's flood.
     maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
@@ -115,4 +121,19 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     metricsBindAddress: config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`,
   });
   lifetime.defer(() => worker.stop());
+
+  /*
+   * Video work polls a queue of its own, a few at a time: a worker that took every segment of a
+   * long video at once would leave the other workers idle while its cores were oversubscribed.
+   */
+  const videoWorker = await startTemporalWorker({
+    address: options.temporalAddress,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: videoTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
+    activities: videoActivities,
+    workflows: 'none',
+    maxConcurrentActivities: config.VIDEO_CONCURRENCY,
+    shutdownWithinMs: shutdownShareMs,
+  });
+  lifetime.defer(() => videoWorker.stop());
 };

@@ -150,7 +150,8 @@ afterAll(async () => {
 
 describe('a video render worker killed in the middle of a video', () => {
   it('finishes the video once on a new worker: charged once, every frame, listed once', { timeout: 300_000 }, async () => {
-    const first = await startWorker();
+    // A video rendered whole: test/e2e/video-segments.e2e.test.ts covers one split into segments.
+    const first = await startWorker({ VIDEO_SEGMENT_SECONDS: '0' });
     const accepted = await call('POST', '/api/v2/render', { template: templateId, outputFormat: 'mp4', cache: false });
     expect(accepted.status).toBe(202);
     const requestId: string = accepted.body.requestId;
@@ -163,7 +164,7 @@ describe('a video render worker killed in the middle of a video', () => {
     await first.exited;
     expect(first.child.signalCode).toBe('SIGKILL');
 
-    const second = await startWorker();
+    const second = await startWorker({ VIDEO_SEGMENT_SECONDS: '0' });
     expect(await outcomeOf(requestId, second)).toEqual({ status: 'done', position: expect.any(Number) });
     // The killed attempt never finished: only the second one did.
     expect(await produceAttempts(requestId)).toEqual([2]);

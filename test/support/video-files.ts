@@ -46,3 +46,15 @@ export const pixelAt = (frame: Buffer, width: number, x: number, y: number): [nu
   const offset = (y * width + x) * 3;
   return [frame[offset] ?? 0, frame[offset + 1] ?? 0, frame[offset + 2] ?? 0];
 };
+
+/**
+ * Peak signal-to-noise ratio of `file` against `reference`, frame by frame, as ffmpeg's psnr filter
+ * measures it: the mean over frames, and the worst frame (Infinity for identical frames).
+ */
+export const psnrBetween = async (file: string, reference: string): Promise<{ average: number; min: number }> => {
+  const { stderr } = await run('ffmpeg', ['-hide_banner', '-i', file, '-i', reference, '-lavfi', '[0:v][1:v]psnr', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
+  const summary = /PSNR .*average:(\S+) min:(\S+)/.exec(stderr);
+  if (!summary) throw new Error(`ffmpeg printed no PSNR summary:\n${stderr}`);
+  const value = (text: string | undefined) => (text === 'inf' ? Infinity : Number(text));
+  return { average: value(summary[1]), min: value(summary[2]) };
+};

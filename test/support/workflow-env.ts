@@ -10,6 +10,7 @@ import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.j
 import type { CaptureActivities } from '../../workflows/capture.activities.js';
 import { translated, type RenderActivities } from '../../workflows/render.activities.js';
 import type { VideoRenderActivities } from '../../workflows/video-render.activities.js';
+import { videoTaskQueueOf } from '../../workflows/video-render.workflow.js';
 import type { WebhookActivities, WebhookRetryPolicy } from '../../workflows/webhook.activities.js';
 
 export interface WorkflowTestEnvironment {
@@ -47,8 +48,8 @@ export const useWorkflowEnvironment = (): WorkflowTestEnvironment => {
   const taskQueue = `workflow-test-${randomUUID()}`;
   const stubsOf = new Map<string, WorkerActivities>();
   let env: TestWorkflowEnvironment | undefined;
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  let workers: Worker[] = [];
+  let running: Promise<void>[] = [];
 
   const routed = Object.fromEntries(
     Object.keys(stubActivities().activities).map((name) => [
@@ -68,13 +69,17 @@ export const useWorkflowEnvironment = (): WorkflowTestEnvironment => {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     let workflowBundle;
     [env, workflowBundle] = await Promise.all([startEnvironment(), bundleWorkflows()]);
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed });
-    running = worker.run();
+    // Video work has a queue of its own, as in production.
+    workers = await Promise.all([
+      Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed }),
+      Worker.create({ connection: env.nativeConnection, taskQueue: videoTaskQueueOf(taskQueue), activities: routed }),
+    ]);
+    running = workers.map((worker) => worker.run());
   });
 
   afterAll(async () => {
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
-    await running;
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await Promise.all(running);
     await env?.teardown();
   });
 
@@ -116,7 +121,11 @@ export const stubActivities = (overrides: Partial<WorkerActivities> = {}) =>
     produceRender: async () => STORED_FILE,
     produceRenderNow: async () => STORED_FILE,
     produceCapture: async () => STORED_FILE,
+    planVideo: async () => ({ framesTotal: 150, segments: [{ start: 0, end: 150 }] }),
     produceVideo: async () => STORED_FILE,
+    produceVideoSegment: async () => {},
+    joinVideoSegments: async () => STORED_FILE,
+    discardVideoSegments: async () => {},
     recordCompletion: async () => COMPLETED_AT,
     recordFailure: async () => FAILED_AT,
     webhookRetryPolicy: async () => QUICK_WEBHOOK_RETRIES,

@@ -60,6 +60,19 @@ describe('render progress', () => {
     spec.given([requested, progressed(45)]).when(recordProgress(45)).thenNothingHappens();
   });
 
+  it('of a video in segments counts each segment forwards and the video as their sum', () => {
+    const segmentProgressed = (index: number, segmentFrames: number, framesDone: number): RenderProgressed => ({
+      type: 'RenderProgressed',
+      data: { requestId: 'v1', framesDone, framesTotal: 150, at: now, segment: { index, framesDone: segmentFrames } },
+    });
+    const recordSegment = (segment: number, framesDone: number) => ({ ...recordProgress(framesDone), data: { ...recordProgress(framesDone).data, segment } });
+    spec.given([requested]).when(recordSegment(1, 15)).then([segmentProgressed(1, 15, 15)]);
+    spec.given([requested, segmentProgressed(1, 15, 15)]).when(recordSegment(0, 20)).then([segmentProgressed(0, 20, 35)]);
+    spec.given([requested, segmentProgressed(1, 15, 15), segmentProgressed(0, 20, 35)]).when(recordSegment(1, 30)).then([segmentProgressed(1, 30, 50)]);
+    // A segment retried on another worker counts again from 0: nothing until it passes its own best.
+    spec.given([requested, segmentProgressed(1, 15, 15), segmentProgressed(0, 20, 35)]).when(recordSegment(1, 10)).thenNothingHappens();
+  });
+
   it('is not recorded once the render has ended, nor for a render that does not exist', () => {
     spec.given([requested, renderCompleted({ requestId: 'v1', completedAt: now })]).when(recordProgress(150)).thenNothingHappens();
     spec.given([]).when(recordProgress(15)).thenThrows('not_found');

@@ -13,7 +13,7 @@ describe('videoRenderWorkflow', () => {
   it('charges, produces the video, records it, then tells the webhook: done', async () => {
     const stubs = stubActivities();
     await expect(run(randomUUID(), true, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
-    expect(stubs.names()).toEqual(['chargeCredits', 'produceVideo', 'recordCompletion', 'webhookRetryPolicy', 'deliverWebhook']);
+    expect(stubs.names()).toEqual(['chargeCredits', 'planVideo', 'produceVideo', 'recordCompletion', 'webhookRetryPolicy', 'deliverWebhook']);
   });
 
   it('produces nothing when the charge is refused: payment_required, nothing refunded', async () => {
@@ -29,6 +29,35 @@ describe('videoRenderWorkflow', () => {
     const stubs = stubActivities({ produceVideo: refusedWith(refused) });
 
     await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'render_failed', position: FAILED_AT });
-    expect(stubs.names()).toEqual(['chargeCredits', 'produceVideo', 'refundCredits', 'recordFailure']);
+    expect(stubs.names()).toEqual(['chargeCredits', 'planVideo', 'produceVideo', 'refundCredits', 'recordFailure']);
+  });
+
+  it('renders a long video as segments, then joins them', async () => {
+    const segments = [
+      { start: 0, end: 300 },
+      { start: 300, end: 600 },
+      { start: 600, end: 900 },
+    ];
+    const stubs = stubActivities({ planVideo: async () => ({ framesTotal: 900, segments }) });
+
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    const produced = stubs.calls.filter((call) => call.name === 'produceVideoSegment').map((call) => call.input as { index: number; segment: unknown });
+    expect(produced.map(({ index, segment }) => [index, segment]).sort()).toEqual(segments.map((segment, index) => [index, segment]));
+    expect(stubs.names().filter((name) => name !== 'produceVideoSegment')).toEqual(['chargeCredits', 'planVideo', 'joinVideoSegments', 'recordCompletion']);
+  });
+
+  it('a segment that cannot be made fails the video: the segments are discarded and the charge refunded', async () => {
+    const refused = new DomainError('validation', "The template's animation failed at 12000.0 ms");
+    const failing = stubActivities({
+      planVideo: async () => ({ framesTotal: 600, segments: [{ start: 0, end: 300 }, { start: 300, end: 600 }] }),
+      produceVideoSegment: async ({ index }) => (index === 1 ? refusedWith(refused)() : undefined),
+    });
+
+    await expect(run(randomUUID(), false, failing)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'render_failed', position: FAILED_AT });
+    const names = failing.names();
+    expect(names).not.toContain('joinVideoSegments');
+    expect(names).not.toContain('recordCompletion');
+    expect(names.slice(-3)).toEqual(['discardVideoSegments', 'refundCredits', 'recordFailure']);
+    expect(failing.calls.find((call) => call.name === 'discardVideoSegments')?.input).toMatchObject({ segments: 2 });
   });
 });
