@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import ffmpeg from 'fluent-ffmpeg';
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { DomainError, validationError } from '../../domain/shared/errors.js';
+import type { VideoClip } from '../../domain/templates/components/video-clips.js';
+import { VIDEO_CLIPS_GLOBAL, type VideoClipManifest } from '../canvas/video-clip-manifest.js';
+import type { HostPolicy } from '../rendering/network-guard.js';
+import { describeSource, fetchVideoSource } from './video-source-fetch.js';
+
+/*
+ * VIDEO components on the virtual clock. A <video> element plays on wall-clock time and shows
+ * whatever frame it has loaded, so two renders of one template differed. Instead each distinct
+ * source is fetched once per render (through the private-address guard), decoded once by ffmpeg
+ * at the video's fps and no larger than it is shown, into JPEG files on disk (the frames a render
+ * holds cost disk, not memory; only the frame a page asks for is read). The page's VIDEO elements
+ * become images, and its __seekFrame points them at the frame of each instant and waits until it
+ * is decoded; the frames are answered from here by the page's request interception, so nothing
+ * depends on timing.
+ */
+
+export interface VideoClipLimits {
+  /** Bytes one source may have. */
+  readonly maxSourceBytes: number;
+  /** Distinct sources one render may decode. */
+  readonly maxSources: number;
+  /** Fetching one source, redirects included. */
+  readonly fetchTimeoutMs: number;
+  /** Decoding one source. */
+  readonly decodeTimeoutMs: number;
+  /** Decoded frames are at most this wide or high, whatever the component's box. */
+  readonly maxFrameSide: number;
+}
+
+export const DEFAULT_VIDEO_CLIP_LIMITS: VideoClipLimits = {
+  maxSourceBytes: 200 * 1024 * 1024,
+  maxSources: 8,
+  fetchTimeoutMs: 30_000,
+  decodeTimeoutMs: 60_000,
+  maxFrameSide: 3840,
+};
+
+export interface VideoClipsOptions {
+  readonly hostPolicy: Pick<HostPolicy, 'assertUrlAllowed' | 'allowedAddress'>;
+  readonly limits?: Partial<VideoClipLimits>;
+  /** Where the sources and their frames live during the render. */
+  readonly workDir?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface ClipTiming {
+  readonly fps: number;
+  /** Frames of the video: no source needs more. */
+  readonly frames: number;
+  /** Device pixels per CSS pixel: frames are decoded at the size they are drawn. */
+  readonly scaleFactor: number;
+}
+
+/** The decoded VIDEO sources of one render. */
+export interface VideoClips {
+  /**
+   * Runs `navigate` (loading the render's document on the page) with the page ready for the clips:
+   * the document gets the manifest before its scripts run, and its frame requests are answered.
+   */
+  loadWith(page: Page, navigate: () => Promise<void>): Promise<void>;
+  /** Stops answering on every page and deletes the frames. */
+  dispose(): Promise<void>;
+}
+
+/** `.invalid` never resolves (RFC 6761): nothing but this module answers these addresses. */
+const FRAMES_HOST = 'http://video-clips.render.invalid/';
+/** Above the network guard's refusal of every `.invalid` request, like the template documents. */
+const SERVE_PRIORITY = Number.MAX_SAFE_INTEGER;
+
+/*
+ * The demuxers a source may use. Playlists (hls, concat, image2 sequences) name further files or
+ * URLs, which would let a source read the worker's disk or reach the network past the guard.
+ */
+const DEMUXERS = 'mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,flv,mpegts,ogg,gif';
+
+/** Scale to the box the clip is drawn in (covering it, never enlarging), or keep its natural size for `objectFit: none`. */
+export const clipScaleFilter = (clip: VideoClip, scaleFactor: number, maxSide: number): string => {
+  if (clip.naturalSize) return `scale=w='min(iw,${maxSide})':h='min(ih,${maxSide})':force_original_aspect_ratio=decrease`;
+  const side = (css: number) => Math.max(1, Math.min(maxSide, Math.ceil(css * scaleFactor)));
+  return `scale=w='min(iw,${side(clip.width)})':h='min(ih,${side(clip.height)})':force_original_aspect_ratio=increase`;
+};
+
+const decodeClip = (source: string, frameDir: string, clip: VideoClip, timing: ClipTiming, limits: VideoClipLimits, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const command = ffmpeg(source)
+      .inputOptions(['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS])
+      // Timestamps from 0 whatever the container says, then one frame per output frame: frame f is the instant f / fps.
+      .videoFilters(['setpts=PTS-STARTPTS', `fps=${timing.fps}`, clipScaleFilter(clip, timing.scaleFactor, limits.maxFrameSide)])
+      .outputOptions(['-hide_banner', '-loglevel', 'error', '-an', '-sn', '-dn', '-frames:v', String(timing.frames), '-c:v', 'mjpeg', '-q:v', '3', '-start_number', '0', '-f', 'image2'])
+      .output(path.join(frameDir, '%d.jpg'));
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onAbort = () => {
+      command.kill('SIGKILL');
+      settle(validationError(`the VIDEO source ${describeSource(clip.src)} could not be decoded in time`));
+    };
+    const timer = setTimeout(onAbort, limits.decodeTimeoutMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+    command.on('end', () => settle());
+    command.on('error', (error: Error, _stdout: string | null, stderr: string | null) => {
+      // ffmpeg's own words say what is wrong with the file; its paths are ours and stay out of the message.
+      const reason = (stderr || error.message).split('\n').map((line) => line.trim()).filter(Boolean).at(-1)?.replaceAll(source, 'source') ?? 'unknown error';
+      settle(validationError(`the VIDEO source ${describeSource(clip.src)} could not be decoded: ${reason}`));
+    });
+    command.run();
+  });
+
+const countFrames = async (frameDir: string) => (await readdir(frameDir)).filter((name) => name.endsWith('.jpg')).length;
+
+const noClips: VideoClips = { loadWith: (_page, navigate) => navigate(), dispose: async () => {} };
+
+/**
+ * Fetches and decodes every clip, one after the other (a render's CPU is the worker's, and bounded
+ * work one at a time keeps a many-source template from taking more). Rejects with a validation
+ * error naming the source when one cannot be fetched or decoded, and leaves nothing behind.
+ */
+export const prepareVideoClips = async (clips: readonly VideoClip[], timing: ClipTiming, options: VideoClipsOptions): Promise<VideoClips> => {
+  if (clips.length === 0) return noClips;
+  const limits = { ...DEFAULT_VIDEO_CLIP_LIMITS, ...options.limits };
+  if (clips.length > limits.maxSources) throw validationError(`a video may show at most ${limits.maxSources} distinct VIDEO sources, not ${clips.length}`);
+  const dir = await mkdtemp(path.join(options.workDir ?? os.tmpdir(), 'video-clips-'));
+  const frameCounts: number[] = [];
+  try {
+    for (const [id, clip] of clips.entries()) {
+      const source = path.join(dir, `source-${id}`);
+      const frameDir = path.join(dir, String(id));
+      await mkdir(frameDir);
+      const fetchSignal = AbortSignal.any([AbortSignal.timeout(limits.fetchTimeoutMs), ...(options.signal ? [options.signal] : [])]);
+      await fetchVideoSource(clip.src, source, { hostPolicy: options.hostPolicy, maxBytes: limits.maxSourceBytes, signal: fetchSignal });
+      await decodeClip(source, frameDir, clip, timing, limits, options.signal ?? new AbortController().signal);
+      await rm(source, { force: true });
+      const frames = await countFrames(frameDir);
+      if (frames === 0) throw validationError(`the VIDEO source ${describeSource(clip.src)} has no video frames`);
+      frameCounts.push(frames);
+    }
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    if (options.signal?.aborted) throw options.signal.reason;
+    throw error instanceof DomainError ? error : validationError(`the VIDEO sources could not be prepared: ${(error as Error).message}`);
+  }
+
+  // A token per render: a page that outlives this render never gets another render's frames.
+  const base = `${FRAMES_HOST}${randomUUID()}/`;
+  const manifest: VideoClipManifest = {
+    base,
+    fps: timing.fps,
+    clips: Object.fromEntries(clips.map((clip, id) => [clip.src, { id, frames: frameCounts[id] ?? 0 }])),
+  };
+  const framePath = (url: string): string | null => {
+    const match = /^(\d+)\/(\d+)\.jpg$/.exec(url.slice(base.length));
+    if (!match) return null;
+    const id = Number(match[1]);
+    const frames = frameCounts[id];
+    if (frames === undefined) return null;
+    return path.join(dir, String(id), `${Math.min(Number(match[2]), frames - 1)}.jpg`);
+  };
+  const answer = async (request: HTTPRequest) => {
+    const file = framePath(request.url());
+    const body = file === null ? null : await readFile(file).catch(() => null);
+    await request.respond(body === null ? { status: 404 } : { status: 200, contentType: 'image/jpeg', body }, SERVE_PRIORITY);
+  };
+  const onRequest = (request: HTTPRequest) => (request.url().startsWith(base) ? answer(request).catch(() => {}) : undefined);
+  const pages = new Set<Page>();
+
+  return {
+    async loadWith(page, navigate) {
+      if (!pages.has(page)) {
+        pages.add(page);
+        page.on('request', onRequest);
+      }
+      // Only for this navigation: the page is reused by later renders, which must not see it.
+      const { identifier } = await page.evaluateOnNewDocument(`Object.defineProperty(window, '${VIDEO_CLIPS_GLOBAL}', { value: Object.freeze(${JSON.stringify(manifest)}) });`);
+      try {
+        await navigate();
+      } finally {
+        await page.removeScriptToEvaluateOnNewDocument(identifier).catch(() => {});
+      }
+    },
+    async dispose() {
+      for (const page of pages) page.off('request', onRequest);
+      pages.clear();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+};
