@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoDocument } from '../../application/ports/video-renderer.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -12,6 +13,7 @@ import { resolveValues } from '../../domain/templates/components/resolve-values.
 import { videoClipsOf } from '../../domain/templates/components/video-clips.js';
 import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
+import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy, type HostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
@@ -159,6 +161,14 @@ describe('VIDEO components on the virtual clock', () => {
     await expectRefused(render(await videoDocument(`${origin}/not-a-video`, 1000)), /not-a-video could not be decoded/);
     // A playlist would make ffmpeg open what it names (here a local file): its demuxer is not allowed.
     await expectRefused(render(await videoDocument(`${origin}/playlist.m3u8`, 1000)), /playlist\.m3u8 could not be decoded/);
+  });
+
+  it('leaves image renders to the <video> element, which shows the first frame', async () => {
+    const engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000 });
+    const image = await engine.render(await videoDocument(`${origin}/rgb.mp4`, 1000), { tenant: 'org-clips', format: 'png', quality: 100, crop: null });
+    const { data, info } = await sharp(image.content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(info.width).toBe(WIDTH);
+    expect(centreOf(data)).toBe('red');
   });
 
   it('bounds the bytes and the time of a download', async () => {
