@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
@@ -32,6 +32,8 @@ export interface VideoClipLimits {
   readonly decodeTimeoutMs: number;
   /** Decoded frames are at most this wide or high, whatever the component's box. */
   readonly maxFrameSide: number;
+  /** Bytes of decoded frames one render may hold on disk, all sources together. */
+  readonly maxFrameBytes: number;
 }
 
 export const DEFAULT_VIDEO_CLIP_LIMITS: VideoClipLimits = {
@@ -40,7 +42,11 @@ export const DEFAULT_VIDEO_CLIP_LIMITS: VideoClipLimits = {
   fetchTimeoutMs: 30_000,
   decodeTimeoutMs: 60_000,
   maxFrameSide: 3840,
+  maxFrameBytes: 1024 * 1024 * 1024,
 };
+
+/** How often a decode's output is measured against the byte budget. */
+const MEASURE_EVERY_MS = 250;
 
 export interface VideoClipsOptions {
   readonly hostPolicy: Pick<HostPolicy, 'assertUrlAllowed' | 'allowedAddress'>;
@@ -87,30 +93,59 @@ export const clipScaleFilter = (clip: VideoClip, scaleFactor: number, maxSide: n
   return `scale=w='min(iw,${side(clip.width)})':h='min(ih,${side(clip.height)})':force_original_aspect_ratio=increase`;
 };
 
-const decodeClip = (source: string, frameDir: string, clip: VideoClip, timing: ClipTiming, limits: VideoClipLimits, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
+/** Sizes of the frames in a folder, measured once each: ffmpeg writes them one after the other and never goes back. */
+const frameSizes = (frameDir: string) => {
+  const sizes = new Map<string, number>();
+  let total = 0;
+  const step = async (): Promise<number> => {
+    for (const name of await readdir(frameDir)) {
+      if (sizes.has(name)) continue;
+      const { size } = await stat(path.join(frameDir, name));
+      sizes.set(name, size);
+      total += size;
+    }
+    return total;
+  };
+  // One measurement at a time, so no frame is counted twice.
+  let last: Promise<number> = Promise.resolve(0);
+  return (): Promise<number> => (last = last.catch(() => total).then(step));
+};
+
+/** Decodes into frameDir; resolves with the bytes written, which may not pass `byteBudget`. */
+const decodeClip = (source: string, frameDir: string, clip: VideoClip, timing: ClipTiming, limits: VideoClipLimits, byteBudget: number, signal: AbortSignal) =>
+  new Promise<number>((resolve, reject) => {
     const command = ffmpeg(source)
       .inputOptions(['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS])
       // Timestamps from 0 whatever the container says, then one frame per output frame: frame f is the instant f / fps.
       .videoFilters(['setpts=PTS-STARTPTS', `fps=${timing.fps}`, clipScaleFilter(clip, timing.scaleFactor, limits.maxFrameSide)])
       .outputOptions(['-hide_banner', '-loglevel', 'error', '-an', '-sn', '-dn', '-frames:v', String(timing.frames), '-c:v', 'mjpeg', '-q:v', '3', '-start_number', '0', '-f', 'image2'])
       .output(path.join(frameDir, '%d.jpg'));
+    const measure = frameSizes(frameDir);
     let settled = false;
-    const settle = (error?: Error) => {
+    const settle = (outcome: Error | number) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(measuring);
       signal.removeEventListener('abort', onAbort);
-      if (error) reject(error);
-      else resolve();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
     };
-    const onAbort = () => {
+    const stop = (error: Error) => {
       command.kill('SIGKILL');
-      settle(validationError(`the VIDEO source ${describeSource(clip.src)} could not be decoded in time`));
+      settle(error);
     };
+    const onAbort = () => stop(validationError(`the VIDEO source ${describeSource(clip.src)} could not be decoded in time`));
+    const tooLarge = () => validationError(`the VIDEO source ${describeSource(clip.src)} decodes to more than ${limits.maxFrameBytes} bytes of frames`);
     const timer = setTimeout(onAbort, limits.decodeTimeoutMs);
+    // The frames' size depends on the source's content as much as on its box, so it is measured as they come.
+    const measuring = setInterval(() => {
+      measure().then((bytes) => (bytes > byteBudget ? stop(tooLarge()) : undefined), () => undefined);
+    }, MEASURE_EVERY_MS);
     signal.addEventListener('abort', onAbort, { once: true });
-    command.on('end', () => settle());
+    command.on('end', () => {
+      measure().then((bytes) => settle(bytes > byteBudget ? tooLarge() : bytes), (error: Error) => settle(error));
+    });
     command.on('error', (error: Error, _stdout: string | null, stderr: string | null) => {
       // ffmpeg's own words say what is wrong with the file; its paths are ours and stay out of the message.
       const reason = (stderr || error.message).split('\n').map((line) => line.trim()).filter(Boolean).at(-1)?.replaceAll(source, 'source') ?? 'unknown error';
@@ -134,6 +169,7 @@ export const prepareVideoClips = async (clips: readonly VideoClip[], timing: Cli
   if (clips.length > limits.maxSources) throw validationError(`a video may show at most ${limits.maxSources} distinct VIDEO sources, not ${clips.length}`);
   const dir = await mkdtemp(path.join(options.workDir ?? os.tmpdir(), 'video-clips-'));
   const frameCounts: number[] = [];
+  let frameBytes = 0;
   try {
     for (const [id, clip] of clips.entries()) {
       const source = path.join(dir, `source-${id}`);
@@ -141,7 +177,7 @@ export const prepareVideoClips = async (clips: readonly VideoClip[], timing: Cli
       await mkdir(frameDir);
       const fetchSignal = AbortSignal.any([AbortSignal.timeout(limits.fetchTimeoutMs), ...(options.signal ? [options.signal] : [])]);
       await fetchVideoSource(clip.src, source, { hostPolicy: options.hostPolicy, maxBytes: limits.maxSourceBytes, signal: fetchSignal });
-      await decodeClip(source, frameDir, clip, timing, limits, options.signal ?? new AbortController().signal);
+      frameBytes += await decodeClip(source, frameDir, clip, timing, limits, limits.maxFrameBytes - frameBytes, options.signal ?? new AbortController().signal);
       await rm(source, { force: true });
       const frames = await countFrames(frameDir);
       if (frames === 0) throw validationError(`the VIDEO source ${describeSource(clip.src)} has no video frames`);

@@ -30,7 +30,8 @@ export interface FramePage {
  */
 const seekExpression = (timeMs: number) =>
   `(() => { const t = ${timeMs}; for (const animation of document.getAnimations()) { animation.pause(); animation.currentTime = t; }` +
-  ` if (typeof window.__seekFrame === 'function') return window.__seekFrame(t); })()`;
+  ` if (typeof window.__seekFrame !== 'function') return; const posed = window.__seekFrame(t);` +
+  ` return posed instanceof Promise ? posed.then(() => undefined) : undefined; })()`;
 
 const bounded = async <T>(work: Promise<T>, ms: number, what: string): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
@@ -47,7 +48,8 @@ const bounded = async <T>(work: Promise<T>, ms: number, what: string): Promise<T
 };
 
 const seek = async (session: CDPSession, timeMs: number) => {
-  // Awaited: __seekFrame returns a promise while VIDEO frames are still decoding (plain values pass through).
+  // Awaited: __seekFrame returns a promise while VIDEO frames decode. Only undefined comes back, so
+  // whatever a template's own __seekFrame returns never has to be serialized.
   const { exceptionDetails } = await session.send('Runtime.evaluate', { expression: seekExpression(timeMs), returnByValue: true, awaitPromise: true });
   if (exceptionDetails) {
     const message = exceptionDetails.exception?.description ?? exceptionDetails.text;

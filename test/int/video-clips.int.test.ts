@@ -181,4 +181,14 @@ describe('VIDEO components on the virtual clock', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect((await readdir(workDir)).filter((name) => name.startsWith('video-clips-'))).toEqual([]);
   });
+
+  it('bounds the bytes of decoded frames a render holds', async () => {
+    const { prepareVideoClips } = await import('../../infrastructure/video/video-clips.js');
+    const clips = [{ src: `${origin}/rgb.mp4`, width: 160, height: 90, naturalSize: false }];
+    await expectRefused(
+      prepareVideoClips(clips, { fps: FPS, frames: 15, scaleFactor: 1 }, { hostPolicy: allowingLoopback, workDir, limits: { maxFrameBytes: 4096 } }),
+      /decodes to more than 4096 bytes of frames/,
+    );
+    expect((await readdir(workDir)).filter((name) => name.startsWith('video-clips-'))).toEqual([]);
+  });
 });
