@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
@@ -58,7 +58,9 @@ export interface VideoClipsOptions {
 
 export interface ClipTiming {
   readonly fps: number;
-  /** Frames of the video: no source needs more. */
+  /** The first frame of the video this render captures (a segment's start); 0 when absent. */
+  readonly firstFrame?: number;
+  /** The frame after the last one this render captures: no source needs more. */
   readonly frames: number;
   /** Device pixels per CSS pixel: frames are decoded at the size they are drawn. */
   readonly scaleFactor: number;
@@ -71,6 +73,8 @@ export interface VideoClips {
    * the document gets the manifest before its scripts run, and its frame requests are answered.
    */
   loadWith(page: Page, navigate: () => Promise<void>): Promise<void>;
+  /** The JPEG a page gets for frame `frame` of the clip of `src` (the nearest one decoded), or null. */
+  readFrame(src: string, frame: number): Promise<Buffer | null>;
   /** Stops answering on every page and deletes the frames. */
   dispose(): Promise<void>;
 }
@@ -112,13 +116,27 @@ const frameSizes = (frameDir: string) => {
 };
 
 /** Decodes into frameDir; resolves with the bytes written, which may not pass `byteBudget`. */
-const decodeClip = (source: string, frameDir: string, clip: VideoClip, timing: ClipTiming, limits: VideoClipLimits, byteBudget: number, signal: AbortSignal) =>
+/**
+ * Decodes video frames [first, timing.frames) into frameDir as `<frame>.jpg`; resolves with the
+ * bytes written, which may not pass `byteBudget`.
+ */
+const decodeClip = (source: string, frameDir: string, clip: VideoClip, first: number, timing: ClipTiming, limits: VideoClipLimits, byteBudget: number, signal: AbortSignal) =>
   new Promise<number>((resolve, reject) => {
     const command = ffmpeg(source)
       .inputOptions(['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS])
-      // Timestamps from 0 whatever the container says, then one frame per output frame: frame f is the instant f / fps.
-      .videoFilters(['setpts=PTS-STARTPTS', `fps=${timing.fps}`, clipScaleFilter(clip, timing.scaleFactor, limits.maxFrameSide)])
-      .outputOptions(['-hide_banner', '-loglevel', 'error', '-an', '-sn', '-dn', '-frames:v', String(timing.frames), '-c:v', 'mjpeg', '-q:v', '3', '-start_number', '0', '-f', 'image2'])
+      .videoFilters([
+        // Timestamps from 0 whatever the container says, then one frame per video frame: frame f is the instant f / fps.
+        'setpts=PTS-STARTPTS',
+        `fps=${timing.fps}`,
+        // A segment drops the frames before it after the rate conversion, not by seeking the input, so its
+        // frames are exactly those a whole render decodes (a seek would realign the rate conversion).
+        ...(first > 0 ? [`trim=start_frame=${first}`] : []),
+        clipScaleFilter(clip, timing.scaleFactor, limits.maxFrameSide),
+      ])
+      .outputOptions([
+        '-hide_banner', '-loglevel', 'error', '-an', '-sn', '-dn',
+        '-frames:v', String(timing.frames - first), '-c:v', 'mjpeg', '-q:v', '3', '-start_number', String(first), '-f', 'image2',
+      ])
       .output(path.join(frameDir, '%d.jpg'));
     const measure = frameSizes(frameDir);
     let settled = false;
@@ -154,9 +172,14 @@ const decodeClip = (source: string, frameDir: string, clip: VideoClip, timing: C
     command.run();
   });
 
-const countFrames = async (frameDir: string) => (await readdir(frameDir)).filter((name) => name.endsWith('.jpg')).length;
+/** The frame numbers decoded into frameDir, in order. */
+const framesIn = async (frameDir: string) =>
+  (await readdir(frameDir))
+    .filter((name) => name.endsWith('.jpg'))
+    .map((name) => Number(name.slice(0, -'.jpg'.length)))
+    .sort((a, b) => a - b);
 
-const noClips: VideoClips = { loadWith: (_page, navigate) => navigate(), dispose: async () => {} };
+const noClips: VideoClips = { loadWith: (_page, navigate) => navigate(), readFrame: async () => null, dispose: async () => {} };
 
 /**
  * Fetches and decodes every clip, one after the other (a render's CPU is the worker's, and bounded
@@ -168,20 +191,30 @@ export const prepareVideoClips = async (clips: readonly VideoClip[], timing: Cli
   const limits = { ...DEFAULT_VIDEO_CLIP_LIMITS, ...options.limits };
   if (clips.length > limits.maxSources) throw validationError(`a video may show at most ${limits.maxSources} distinct VIDEO sources, not ${clips.length}`);
   const dir = await mkdtemp(path.join(options.workDir ?? os.tmpdir(), 'video-clips-'));
-  const frameCounts: number[] = [];
+  const first = Math.max(0, Math.min(timing.firstFrame ?? 0, timing.frames - 1));
+  const signal = options.signal ?? new AbortController().signal;
+  /** Per clip, the frame after the last one decoded: frames [first, end) are on disk. */
+  const ends: number[] = [];
   let frameBytes = 0;
   try {
     for (const [id, clip] of clips.entries()) {
       const source = path.join(dir, `source-${id}`);
       const frameDir = path.join(dir, String(id));
       await mkdir(frameDir);
-      const fetchSignal = AbortSignal.any([AbortSignal.timeout(limits.fetchTimeoutMs), ...(options.signal ? [options.signal] : [])]);
+      const fetchSignal = AbortSignal.any([AbortSignal.timeout(limits.fetchTimeoutMs), signal]);
       await fetchVideoSource(clip.src, source, { hostPolicy: options.hostPolicy, maxBytes: limits.maxSourceBytes, signal: fetchSignal });
-      frameBytes += await decodeClip(source, frameDir, clip, timing, limits, limits.maxFrameBytes - frameBytes, options.signal ?? new AbortController().signal);
+      frameBytes += await decodeClip(source, frameDir, clip, first, timing, limits, limits.maxFrameBytes - frameBytes, signal);
+      let frames = await framesIn(frameDir);
+      if (frames.length === 0 && first > 0) {
+        // The source ended before this segment starts: it holds its last frame, found by decoding it whole.
+        frameBytes += await decodeClip(source, frameDir, clip, 0, timing, limits, limits.maxFrameBytes - frameBytes, signal);
+        const last = (await framesIn(frameDir)).at(-1);
+        if (last !== undefined) await rename(path.join(frameDir, `${last}.jpg`), path.join(frameDir, `${first}.jpg`));
+        frames = last === undefined ? [] : [first];
+      }
       await rm(source, { force: true });
-      const frames = await countFrames(frameDir);
-      if (frames === 0) throw validationError(`the VIDEO source ${describeSource(clip.src)} has no video frames`);
-      frameCounts.push(frames);
+      if (frames.length === 0) throw validationError(`the VIDEO source ${describeSource(clip.src)} has no video frames`);
+      ends.push(first + frames.length);
     }
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -194,19 +227,17 @@ export const prepareVideoClips = async (clips: readonly VideoClip[], timing: Cli
   const manifest: VideoClipManifest = {
     base,
     fps: timing.fps,
-    clips: Object.fromEntries(clips.map((clip, id) => [clip.src, { id, frames: frameCounts[id] ?? 0 }])),
+    clips: Object.fromEntries(clips.map((clip, id) => [clip.src, { id, frames: ends[id] ?? 0 }])),
   };
-  const framePath = (url: string): string | null => {
-    const match = /^(\d+)\/(\d+)\.jpg$/.exec(url.slice(base.length));
-    if (!match) return null;
-    const id = Number(match[1]);
-    const frames = frameCounts[id];
-    if (frames === undefined) return null;
-    return path.join(dir, String(id), `${Math.min(Number(match[2]), frames - 1)}.jpg`);
+  // Frames outside [first, end) are the nearest one there: the page asks for frame 0 when it loads.
+  const readFrame = async (id: number, frame: number): Promise<Buffer | null> => {
+    const end = ends[id];
+    if (end === undefined) return null;
+    return readFile(path.join(dir, String(id), `${Math.max(first, Math.min(frame, end - 1))}.jpg`)).catch(() => null);
   };
   const answer = async (request: HTTPRequest) => {
-    const file = framePath(request.url());
-    const body = file === null ? null : await readFile(file).catch(() => null);
+    const match = /^(\d+)\/(\d+)\.jpg$/.exec(request.url().slice(base.length));
+    const body = match ? await readFrame(Number(match[1]), Number(match[2])) : null;
     await request.respond(body === null ? { status: 404 } : { status: 200, contentType: 'image/jpeg', body }, SERVE_PRIORITY);
   };
   const onRequest = (request: HTTPRequest) => (request.url().startsWith(base) ? answer(request).catch(() => {}) : undefined);
@@ -225,6 +256,10 @@ export const prepareVideoClips = async (clips: readonly VideoClip[], timing: Cli
       } finally {
         await page.removeScriptToEvaluateOnNewDocument(identifier).catch(() => {});
       }
+    },
+    readFrame: async (src, frame) => {
+      const clip = manifest.clips[src];
+      return clip === undefined ? null : readFrame(clip.id, frame);
     },
     async dispose() {
       for (const page of pages) page.off('request', onRequest);

@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { pino } from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +32,7 @@ let workDir: string;
 let server: Server;
 let origin: string;
 let sourceBytes: Buffer;
+let patternBytes: Buffer;
 const requests: string[] = [];
 const logger = pino({ level: 'silent' });
 const guarded = createHostPolicy({ allowedPrivateHosts: [] });
@@ -87,9 +90,14 @@ beforeAll(async () => {
   // Red 0-0.52 s, lime to 1.04 s, blue to 1.56 s (13 frames of each at 25 fps).
   await writeColourVideo(source, [{ colour: 'red', seconds: 0.5 }, { colour: 'lime', seconds: 0.5 }, { colour: 'blue', seconds: 0.5 }]);
   sourceBytes = await readFile(source);
+  // Every frame differs (a moving test pattern with a counter), at 30 fps: a frame off by one shows.
+  const pattern = path.join(workDir, 'pattern.mp4');
+  await promisify(execFile)('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=s=160x90:r=30:d=2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', pattern]);
+  patternBytes = await readFile(pattern);
   server = createServer((request, response) => {
     requests.push(request.url ?? '');
     if (request.url === '/rgb.mp4') response.writeHead(200, { 'content-type': 'video/mp4' }).end(sourceBytes);
+    else if (request.url === '/pattern.mp4') response.writeHead(200, { 'content-type': 'video/mp4' }).end(patternBytes);
     else if (request.url === '/redirect-private') response.writeHead(302, { location: 'http://10.255.255.1/x.mp4' }).end();
     else if (request.url === '/redirect-ok') response.writeHead(302, { location: '/rgb.mp4' }).end();
     else if (request.url === '/not-a-video') response.writeHead(200).end('<html>hello</html>');
@@ -180,6 +188,32 @@ describe('VIDEO components on the virtual clock', () => {
     await expectRefused(prepareVideoClips(clip('slow'), timing, { hostPolicy: allowingLoopback, workDir, limits: { fetchTimeoutMs: 500 } }), /could not be fetched in time/);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect((await readdir(workDir)).filter((name) => name.startsWith('video-clips-'))).toEqual([]);
+  });
+
+  it("decodes a segment's frames exactly as a whole render does, and holds the last frame past the source's end", async () => {
+    const { prepareVideoClips } = await import('../../infrastructure/video/video-clips.js');
+    const src = `${origin}/pattern.mp4`;
+    const clips = [{ src, width: 100, height: 80, naturalSize: false }];
+    const timing = { fps: 25, frames: 60, scaleFactor: 1 };
+    const whole = await prepareVideoClips(clips, timing, { hostPolicy: allowingLoopback, workDir });
+    const segment = await prepareVideoClips(clips, { ...timing, firstFrame: 17, frames: 30 }, { hostPolicy: allowingLoopback, workDir });
+    const beyond = await prepareVideoClips(clips, { ...timing, firstFrame: 55 }, { hostPolicy: allowingLoopback, workDir });
+    try {
+      const same = async (a: Promise<Buffer | null>, b: Promise<Buffer | null>) => {
+        const [left, right] = await Promise.all([a, b]);
+        return left !== null && right !== null && left.equals(right);
+      };
+      expect(await same(whole.readFrame(src, 20), whole.readFrame(src, 21))).toBe(false);
+      for (let frame = 17; frame < 30; frame++) expect(await same(segment.readFrame(src, frame), whole.readFrame(src, frame)), `frame ${frame}`).toBe(true);
+      // Frames outside the segment are the nearest one inside it (the page asks for frame 0 as it loads).
+      expect(await same(segment.readFrame(src, 0), whole.readFrame(src, 17))).toBe(true);
+      // The source has 2 s of frames (50 at 25 fps): past them every render shows its last one.
+      expect(await same(whole.readFrame(src, 49), whole.readFrame(src, 59))).toBe(true);
+      expect(await same(whole.readFrame(src, 48), whole.readFrame(src, 49))).toBe(false);
+      for (const frame of [55, 59]) expect(await same(beyond.readFrame(src, frame), whole.readFrame(src, 49)), `frame ${frame}`).toBe(true);
+    } finally {
+      await Promise.all([whole.dispose(), segment.dispose(), beyond.dispose()]);
+    }
   });
 
   it('bounds the bytes of decoded frames a render holds', async () => {
