@@ -89,7 +89,11 @@ const pageScript = (tracks: readonly Track[]) => `(() => {
       if (frame === entry.shown) continue;
       entry.shown = frame;
       entry.image.src = clipManifest.base + entry.clip.id + '/' + frame + '.jpg';
-      decoding.push(entry.image.decode());
+      decoding.push(entry.image.decode().catch((error) => {
+        // Not shown after all: the next seek to this frame tries again (and reports its failure).
+        entry.shown = -1;
+        throw error;
+      }));
     }
     return decoding.length > 0 ? Promise.all(decoding).then(() => undefined) : undefined;
   };

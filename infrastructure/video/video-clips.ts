@@ -258,7 +258,7 @@ export const prepareVideoClips = async (clips: readonly VideoClip[], timing: Cli
       }
     },
     readFrame: async (src, frame) => {
-      const clip = manifest.clips[src];
+      const clip = Object.hasOwn(manifest.clips, src) ? manifest.clips[src] : undefined;
       return clip === undefined ? null : readFrame(clip.id, frame);
     },
     async dispose() {
