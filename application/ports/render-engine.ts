@@ -1,3 +1,4 @@
+import type { VideoClip } from '../../domain/templates/components/video-clips.js';
 import type { OutputFormat } from '../../domain/templates/template-settings.js';
 
 /** A self-contained HTML page of a known size, ready for the browser. */
@@ -8,6 +9,11 @@ export interface RenderDocument {
   readonly scaleFactor: number;
   /** Milliseconds to wait after the page loaded, for late scripts and fonts. */
   readonly waitTime: number;
+  /**
+   * The sources of the page's VIDEO components (canvas templates). A video renderer decodes them and
+   * shows each frame's instant of them; other renders let the page's own <video> show its first frame.
+   */
+  readonly videoClips?: readonly VideoClip[];
 }
 
 export interface RenderedFile {

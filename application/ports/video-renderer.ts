@@ -4,7 +4,8 @@ import type { RenderDocument, RenderedFile } from './render-engine.js';
 
 /**
  * An animated page: it defines `window.__seekFrame(timeMs)`, which poses everything on the page for
- * that instant synchronously, and shows t=0 until it is called.
+ * that instant synchronously (or returns a promise that resolves once it has), and shows t=0 until
+ * it is called. Its `videoClips` are decoded by the renderer and shown frame by frame.
  */
 export interface VideoDocument extends RenderDocument {
   readonly fps: number;

@@ -4,6 +4,7 @@ import type { RenderRequested, StoredFile } from '../../domain/renders/render-ev
 import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
+import { videoClipsOf } from '../../domain/templates/components/video-clips.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
 import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
@@ -67,7 +68,9 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   ): Promise<RenderDocument> => {
     if (template.fields.editor !== 'html-editor') {
       const components = template.components ?? EMPTY_COMPONENT_DOCUMENT;
-      return { ...size, html: await deps.canvas.toHtml(components, resolveValues(components, data), size) };
+      const values = resolveValues(components, data);
+      const videoClips = videoClipsOf(components, values);
+      return { ...size, html: await deps.canvas.toHtml(components, values, size), ...(videoClips.length > 0 ? { videoClips } : {}) };
     }
     const content = template.content ?? { html: '', css: '', sampleData: {} };
     return htmlDocument(deps.merger.merge(content.html, { ...content.sampleData, ...data }), content.css, size);

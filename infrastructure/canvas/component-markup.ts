@@ -43,9 +43,14 @@ const mediaStyle = (objectFit: string, extra = '') => `${FILL};display:block;obj
 const imageMarkup = ({ src, objectFit, radius }: PropsOf<'IMAGE'>) =>
   src === '' ? '' : `<img src="${escapeHtml(src)}" alt="" style="${mediaStyle(objectFit, `;border-radius:${radius}px`)}">`;
 
-/** Muted so the page may load it without a gesture; it shows its first frame. */
+/**
+ * The source is an attribute the page script reads: a video render swaps the element for frames it
+ * decoded (see the page script), so the browser must not start fetching the source on its own;
+ * otherwise the script hands it to the element, muted so it loads without a gesture and shows its
+ * first frame.
+ */
 const videoMarkup = ({ src, objectFit }: PropsOf<'VIDEO'>) =>
-  src === '' ? '' : `<video src="${escapeHtml(src)}" muted playsinline preload="auto" style="${mediaStyle(objectFit)}"></video>`;
+  src === '' ? '' : `<video data-cv-video="${escapeHtml(src)}" muted playsinline preload="auto" style="${mediaStyle(objectFit)}"></video>`;
 
 const svg = (viewBox: string, width: number, height: number, content: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${escapeHtml(viewBox || `0 0 ${width} ${height}`)}" width="100%" height="100%">${content}</svg>`;

@@ -5,6 +5,7 @@ import { chartLibrarySource } from './chart-config.js';
 import { componentMarkup, type ComponentMarkup } from './component-markup.js';
 import { escapeHtml, scriptJson, style } from './markup.js';
 import { TIMELINE_GLOBAL, timelineScript } from './timeline-script.js';
+import { VIDEO_CLIPS_GLOBAL } from './video-clip-manifest.js';
 
 const DEFAULT_BACKGROUND = '#ffffff';
 
@@ -35,6 +36,12 @@ interface Track extends AnimatedComponent {
  * that fits and one that does not (a fixed number of steps, so the result is always the same).
  * __seekFrame is the video renderer's clock: it sets each animated component's state for an
  * instant, synchronously, from the same timeline code the service tests.
+ *
+ * VIDEO components: a <video> plays on wall-clock time and shows whatever frame it has loaded, so
+ * when the video renderer has decoded the sources (its manifest is set) each one becomes an <img>
+ * that __seekFrame points at the decoded frame of the instant; __seekFrame then returns a promise
+ * that resolves once those frames are decoded, so the capture that follows shows them. Without a
+ * manifest (image renders) the <video> loads its source and shows what it has.
  */
 const pageScript = (tracks: readonly Track[]) => `(() => {
   for (const box of document.querySelectorAll('[data-autofit]')) {
@@ -51,6 +58,21 @@ const pageScript = (tracks: readonly Track[]) => `(() => {
     box.style.fontSize = low + 'px';
   }
   const tracks = ${scriptJson(tracks)};
+  const clipManifest = window.${VIDEO_CLIPS_GLOBAL};
+  const clipImages = [];
+  for (const video of document.querySelectorAll('video[data-cv-video]')) {
+    const src = video.dataset.cvVideo;
+    const clip = clipManifest && Object.hasOwn(clipManifest.clips, src) ? clipManifest.clips[src] : undefined;
+    if (!clip) {
+      video.src = src;
+      continue;
+    }
+    const image = document.createElement('img');
+    image.alt = '';
+    image.style.cssText = video.style.cssText;
+    video.replaceWith(image);
+    clipImages.push({ image, clip, shown: -1 });
+  }
   window.__seekFrame = (time) => {
     for (const track of tracks) {
       const state = ${TIMELINE_GLOBAL}.componentStateAt(track, time);
@@ -61,8 +83,22 @@ const pageScript = (tracks: readonly Track[]) => `(() => {
       element.style.opacity = String(state.opacity);
       element.style.visibility = state.visible ? 'visible' : 'hidden';
     }
+    const decoding = [];
+    for (const entry of clipImages) {
+      const frame = ${TIMELINE_GLOBAL}.clipFrameAt(time, clipManifest.fps, entry.clip.frames);
+      if (frame === entry.shown) continue;
+      entry.shown = frame;
+      entry.image.src = clipManifest.base + entry.clip.id + '/' + frame + '.jpg';
+      decoding.push(entry.image.decode().catch((error) => {
+        // Not shown after all: the next seek to this frame tries again (and reports its failure).
+        entry.shown = -1;
+        throw error;
+      }));
+    }
+    return decoding.length > 0 ? Promise.all(decoding).then(() => undefined) : undefined;
   };
-  window.__seekFrame(0);
+  // The load event waits for the first frames' images; a failure here shows again at the first seek.
+  window.__seekFrame(0)?.catch(() => {});
 })();`;
 
 const chartScript = (charts: readonly NonNullable<ComponentMarkup['chart']>[]) => `(() => {
@@ -89,6 +125,7 @@ export const createHtmlCanvasRenderer = (): CanvasRenderer => ({
         opacity: component.opacity,
         animation: component.animation,
       }));
+    const hasVideo = document.components.some((component) => component.type === 'VIDEO');
     const css = [
       `html,body{margin:0;padding:0;width:${page.width}px;height:${page.height}px;overflow:hidden;background:${document.background ?? DEFAULT_BACKGROUND}}`,
       `body{font-family:${DEFAULT_FONT}}`,
@@ -99,7 +136,7 @@ export const createHtmlCanvasRenderer = (): CanvasRenderer => ({
       `<!doctype html><html><head><meta charset="utf-8"><style>${css}</style></head><body>`,
       parts.map(({ component, index, markup }) => wrapper(component, index, markup)).join(''),
       charts.length > 0 ? `<script>${await chartLibrarySource()}</script><script>${chartScript(charts)}</script>` : '',
-      tracks.length > 0 ? `<script>${timelineScript()}</script>` : '',
+      tracks.length > 0 || hasVideo ? `<script>${timelineScript()}</script>` : '',
       `<script>${pageScript(tracks)}</script>`,
       '</body></html>',
     ].join('');

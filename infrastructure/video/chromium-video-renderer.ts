@@ -9,6 +9,7 @@ import type { HostPolicy } from '../rendering/network-guard.js';
 import { PoolUnavailableError } from '../rendering/pool-errors.js';
 import { probeVideo, startEncoder, VIDEO_CONTENT_TYPES } from './ffmpeg-encoder.js';
 import { createFrameSequencer } from './frame-sequencer.js';
+import { prepareVideoClips } from './video-clips.js';
 import { framePageOpeningMs, openFramePage } from './virtual-clock-page.js';
 
 export interface ChromiumVideoRendererOptions {
@@ -49,6 +50,12 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
     async render(document: VideoDocument, video: VideoOptions, run: VideoRenderRun = {}): Promise<RenderedVideo> {
       const { start, end } = video.segment ?? { start: 0, end: videoFrameCount(document.durationMs, document.fps) };
       const total = end - start;
+      // Before any page is taken: decoding holds no browser, and a bad source fails the render early.
+      const clips = await prepareVideoClips(
+        document.videoClips ?? [],
+        { fps: document.fps, firstFrame: start, frames: end, scaleFactor: document.scaleFactor },
+        { hostPolicy: options.hostPolicy, workDir: options.workDir, signal: run.signal },
+      );
       const outputPath = path.join(options.workDir ?? os.tmpdir(), `video-${randomUUID()}.${video.format}`);
       const encoder = startEncoder({ ...video, fps: document.fps, frameCodec: 'mjpeg', outputPath, x264Preset: options.x264Preset });
       const sequencer = createFrameSequencer({ total, window: pagesPerVideo * FRAMES_AHEAD_PER_PAGE, write: (frame) => encoder.write(frame) });
@@ -63,7 +70,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
         try {
           await options.pool.withPage(
             async (page, session) => {
-              const framePage = await openFramePage(page, session, document, pageOptions);
+              const framePage = await openFramePage(page, session, document, { ...pageOptions, clips });
               for (let index = await sequencer.claim(); index !== null; index = await sequencer.claim()) {
                 claimedAny = true;
                 const frame = await framePage.capture(frameTimeMs(start + index, document.fps));
@@ -102,7 +109,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
         throw error;
       } finally {
         run.signal?.removeEventListener('abort', onAbort);
-        await rm(outputPath, { force: true });
+        await Promise.all([rm(outputPath, { force: true }), clips.dispose()]);
       }
     },
   };

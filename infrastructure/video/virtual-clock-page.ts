@@ -4,6 +4,7 @@ import { validationError } from '../../domain/shared/errors.js';
 import { LOAD_PROBE_MARGIN_MS, navigateToTemplateDocument } from '../rendering/template-document.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
 import { fitViewport } from '../rendering/page-viewport.js';
+import type { VideoClips } from './video-clips.js';
 
 export interface FramePageOptions {
   readonly hostPolicy: HostPolicy;
@@ -12,6 +13,8 @@ export interface FramePageOptions {
   readonly frameQuality: number;
   /** One frame may take this long before the page counts as hung. */
   readonly frameTimeoutMs: number;
+  /** The render's decoded VIDEO sources, which the page shows frame by frame. */
+  readonly clips?: VideoClips;
 }
 
 /** A loaded animated page that shows any instant on request. */
@@ -27,7 +30,8 @@ export interface FramePage {
  */
 const seekExpression = (timeMs: number) =>
   `(() => { const t = ${timeMs}; for (const animation of document.getAnimations()) { animation.pause(); animation.currentTime = t; }` +
-  ` if (typeof window.__seekFrame === 'function') window.__seekFrame(t); })()`;
+  ` if (typeof window.__seekFrame !== 'function') return; const posed = window.__seekFrame(t);` +
+  ` return posed instanceof Promise ? posed.then(() => undefined) : undefined; })()`;
 
 const bounded = async <T>(work: Promise<T>, ms: number, what: string): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
@@ -44,7 +48,9 @@ const bounded = async <T>(work: Promise<T>, ms: number, what: string): Promise<T
 };
 
 const seek = async (session: CDPSession, timeMs: number) => {
-  const { exceptionDetails } = await session.send('Runtime.evaluate', { expression: seekExpression(timeMs), returnByValue: true });
+  // Awaited: __seekFrame returns a promise while VIDEO frames decode. Only undefined comes back, so
+  // whatever a template's own __seekFrame returns never has to be serialized.
+  const { exceptionDetails } = await session.send('Runtime.evaluate', { expression: seekExpression(timeMs), returnByValue: true, awaitPromise: true });
   if (exceptionDetails) {
     const message = exceptionDetails.exception?.description ?? exceptionDetails.text;
     throw validationError(`The template's animation failed at ${timeMs.toFixed(1)} ms: ${message}`);
@@ -63,7 +69,8 @@ export const framePageOpeningMs = (document: VideoDocument, options: Pick<FrameP
 export const openFramePage = async (page: Page, session: CDPSession, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
   await options.hostPolicy.guardPage(page);
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-  await navigateToTemplateDocument(page, session, document.html, options.loadTimeoutMs);
+  const navigate = () => navigateToTemplateDocument(page, session, document.html, options.loadTimeoutMs);
+  await (options.clips ? options.clips.loadWith(page, navigate) : navigate());
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
   return {
     async capture(timeMs) {

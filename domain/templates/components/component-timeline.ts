@@ -104,3 +104,12 @@ export const componentStateAt = (component: AnimatedComponent, time: number): Co
   }
   return { ...state, scale: Math.max(0, state.scale), opacity: clamp01(state.opacity), visible };
 };
+
+/**
+ * The frame of a VIDEO component's source shown at `time`, when the source was decoded at the
+ * video's own `fps` into `frames` frames starting at its first: the nearest decoded frame, so
+ * video frame i shows source frame i, and a source shorter than the video holds its last frame
+ * (a still that stays is less surprising than a loop that restarts mid-sentence).
+ */
+export const clipFrameAt = (time: number, fps: number, frames: number): number =>
+  Math.min(Math.max(0, frames - 1), Math.max(0, Math.round((time * fps) / 1000)));
