@@ -1,4 +1,5 @@
 import { isRenderEvent, renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
 import { DomainError, notFound } from '../../domain/shared/errors.js';
 import type { Readable } from 'node:stream';
 import type { ByteRange, ByteRangeRequest, FileStorage, ResultLinks } from '../ports/file-storage.js';
@@ -51,17 +52,23 @@ export type ResultService = ReturnType<typeof createResultService>;
 export const createResultService = (deps: ResultServiceDeps) => {
   const hrefOf = (view: ResultView) => deps.links.href(view.requestId, view.fileName, view.expiresAt);
 
-  const readRender = (requestId: string): Promise<RenderEvent[]> => readEvents(deps.eventStore, renderStream(requestId), isRenderEvent);
+  const readRender = (requestId: string): Promise<RecordedEvent<RenderEvent>[]> => readEvents(deps.eventStore, renderStream(requestId), isRenderEvent);
 
   /**
    * The read model answers first. Renders do not wait for projections on their hot path, so a row
    * that is missing or still pending may just lag behind its stream: the stream then has the answer.
+   * A render the stream shows ended is answered once the read models have it too: a client told
+   * "done" may repeat the request at once, and the cache lookup reads the read model.
    */
   const findView = async (orgId: string, requestId: string): Promise<ResultView | null> => {
     const row = await deps.results.get(orgId, requestId);
     if (row && row.status !== 'pending') return row;
-    const folded = foldResultView(await readRender(requestId));
-    return folded && folded.orgId === orgId ? folded : null;
+    const events = await readRender(requestId);
+    const folded = foldResultView(events);
+    if (!folded || folded.orgId !== orgId) return null;
+    const last = events.at(-1);
+    if (folded.status !== 'pending' && last) await deps.progress.waitFor(last.position);
+    return folded;
   };
 
   return {
