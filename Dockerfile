@@ -1,12 +1,13 @@
 # The rendering service (API) and its Temporal worker share this image; compose picks the command.
 FROM node:24-bookworm-slim
 
-# Chromium renders, ffmpeg encodes video, and the fonts are the families templates commonly name,
+# Chromium renders (chrome-headless-shell draws video frames on demand), ffmpeg encodes video, and the fonts are the families templates commonly name,
 # so text renders in the intended face rather than a fallback.
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     ca-certificates \
     chromium \
+    chromium-headless-shell \
     ffmpeg \
     fontconfig \
     fonts-dejavu-core \

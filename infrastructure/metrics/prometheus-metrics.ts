@@ -69,32 +69,40 @@ export const createPrometheusMetrics = () => {
       httpSeconds.observe(labels, seconds);
     },
 
-    /** The render pool of a worker process: its state as of each scrape. */
-    watchPool(pool: Pick<BrowserPool, 'stats'>): void {
-      const gauge = (name: string, help: string, read: (stats: ReturnType<BrowserPool['stats']>) => number) =>
+    /** The browser pools of a worker process by name (`render`, `video`): their state as of each scrape. */
+    watchPools(pools: Readonly<Record<string, Pick<BrowserPool, 'stats'>>>): void {
+      const named = Object.entries(pools);
+      type Stats = ReturnType<BrowserPool['stats']>;
+      const gauge = (name: string, help: string, read: (stats: Stats) => number) =>
         new Gauge({
           name: `${PREFIX}pool_${name}`,
           help,
+          labelNames: ['pool'],
           registers,
           collect() {
-            this.set(read(pool.stats()));
+            for (const [pool, watched] of named) this.set({ pool }, read(watched.stats()));
           },
         });
       gauge('queue_depth', 'Renders waiting for a page', (stats) => stats.queued);
       gauge('pages_busy', 'Pages rendering now', (stats) => stats.inFlight);
       gauge('capacity', 'Pages that may render at once', (stats) => stats.capacity);
       gauge('browsers', 'Chromium processes running', (stats) => stats.browsers);
-      // The pool keeps its own running totals; a counter here follows them by their increase.
-      const total = (name: string, help: string, read: (stats: ReturnType<BrowserPool['stats']>) => number) => {
-        let seen = 0;
+      // The pools keep their own running totals; a counter here follows them by their increase.
+      const total = (name: string, help: string, read: (stats: Stats) => number) => {
+        const seen = new Map<string, number>();
         new Counter({
           name: `${PREFIX}pool_${name}_total`,
           help,
+          labelNames: ['pool'],
           registers,
           collect() {
-            const now = read(pool.stats());
-            if (now > seen) this.inc(now - seen);
-            seen = now;
+            for (const [pool, watched] of named) {
+              const now = read(watched.stats());
+              const before = seen.get(pool) ?? 0;
+              // Zero is written too, so every pool's series exists from the first scrape.
+              this.inc({ pool }, Math.max(0, now - before));
+              seen.set(pool, now);
+            }
           },
         });
       };

@@ -28,6 +28,8 @@ export interface BrowserPoolOptions {
   /** Graceful close waits this long for renders in flight before killing the browsers. */
   closeTimeoutMs?: number;
   extraArgs?: readonly string[];
+  /** Pages that draw only when a video frame asks (chrome-headless-shell); see BEGIN_FRAME_ARGS. */
+  framesOnDemand?: boolean;
   /** Runs once on every new page before a render gets it: per-page setup every render needs. */
   preparePage?: (page: Page) => Promise<void>;
   /** Readies a used page for the next render (about:blank when not given). */
@@ -60,6 +62,8 @@ export interface BrowserPoolStats {
 }
 
 export interface BrowserPool {
+  /** Its pages draw only when asked: see BEGIN_FRAME_ARGS. */
+  readonly framesOnDemand: boolean;
   /** Starts the browsers, so the first renders do not pay for it. */
   warmUp(): Promise<void>;
   /**
@@ -102,11 +106,31 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks,SpareRendererForSitePerProcess',
 ];
 
+/*
+ * Frames on demand, for video: the compositor draws a page only when HeadlessExperimental.beginFrame
+ * asks, and that call returns the frame's screenshot. A screenshot otherwise waits for the next
+ * 60 Hz tick (~50 ms per frame whatever its size, and two pages capture no faster than one) and
+ * draws frames nobody captures; on demand, one 1080p frame costs ~25 ms wall and a quarter less
+ * Chromium CPU (.scratch measurements in the issue-14 note). Only chrome-headless-shell has it.
+ * Every stage runs before the draw and images decode before raster, so the frame is complete.
+ * Frames of two pages of one browser must not be in flight at once (its GPU process dies of
+ * "overlapping IssueExternalBeginFrame"), so such a pool runs one page per browser.
+ */
+export const BEGIN_FRAME_ARGS: readonly string[] = [
+  '--enable-begin-frame-control',
+  '--run-all-compositor-stages-before-draw',
+  '--disable-new-content-rendering-timeout',
+  '--disable-threaded-animation',
+  '--disable-threaded-scrolling',
+  '--disable-checker-imaging',
+];
+
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const { logger } = options;
   const executablePath = options.executablePath ?? DEFAULT_CHROMIUM_PATH;
   const browsers = positive(options.browsers ?? 1, 'browsers');
   const pagesPerBrowser = positive(options.pagesPerBrowser ?? 4, 'pagesPerBrowser');
+  if (options.framesOnDemand && pagesPerBrowser !== 1) throw new Error('a pool of pages that draw frames on demand runs one page per browser');
   const restartAfterRenders = positive(options.restartAfterRenders ?? 1_000, 'restartAfterRenders');
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const capacity = browsers * pagesPerBrowser;
@@ -118,7 +142,12 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     maxRunningPerTenant: Math.max(1, Math.floor(capacity * (options.tenantShare ?? 0.75))),
     queueTimeoutMs: options.renderQueueTimeoutMs ?? 30_000,
   });
-  const args = [...CHROMIUM_ARGS, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), ...(options.extraArgs ?? [])];
+  const args = [
+    ...CHROMIUM_ARGS,
+    ...(options.framesOnDemand ? BEGIN_FRAME_ARGS : []),
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    ...(options.extraArgs ?? []),
+  ];
 
   let slots: BrowserSlot[] = [];
   /** Slots past their render quota: no new work, closed once idle. */
@@ -143,6 +172,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       id: nextId++,
       executablePath,
       args,
+      framesOnDemand: options.framesOnDemand ?? false,
       maxPages: pagesPerBrowser * 2,
       maxUsesPerPage: options.maxUsesPerPage ?? 100,
       preparePage: options.preparePage,
@@ -179,10 +209,18 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     for (let wanted = browsers - slots.length - launches.size; wanted > 0; wanted--) void launch();
   }
 
-  /** A browser with a warm page of the tenant's if one has room, else the least busy one. */
-  async function slotFor(tenant: string): Promise<BrowserSlot> {
+  /** Starts browsers that are missing, and waits for one when none runs yet. */
+  async function browsersReady(): Promise<void> {
     ensureBrowsers();
     if (slots.length === 0) await Promise.all([...launches]);
+  }
+
+  /**
+   * A browser with a warm page of the tenant's if one has room, else the least busy one. Chosen
+   * and handed its render in one synchronous step (see withPage), so two renders admitted together
+   * both see the other's page as busy.
+   */
+  function slotFor(tenant: string): BrowserSlot {
     const candidates = slots.filter((slot) => !slot.crashed);
     const warm = candidates.find((slot) => slot.busy < pagesPerBrowser && slot.hasIdlePageFor(tenant));
     const chosen = warm ?? candidates.sort((a, b) => a.busy - b.busy)[0];
@@ -208,7 +246,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const started = performance.now();
     let handedOver = false;
     try {
-      const slot = await slotFor(withOptions.tenant);
+      await browsersReady();
+      const slot = slotFor(withOptions.tenant);
       counters.rendersTotal++;
       handedOver = true;
       const running = slot.run(({ page, cdp }) => fn(page, cdp), {
@@ -249,7 +288,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     await Promise.allSettled([...slots, ...draining].map((slot) => slot.close()));
   }
 
-  return { warmUp, withPage, retryAfterSeconds: () => admission.retryAfterSeconds(), stats, close };
+  return { framesOnDemand: options.framesOnDemand ?? false, warmUp, withPage, retryAfterSeconds: () => admission.retryAfterSeconds(), stats, close };
 }
 
 function positive(value: number, name: string): number {

@@ -26,6 +26,11 @@ export interface BrowserSlotOptions {
    * document still runs (timers, animation frames); about:blank when not given.
    */
   readonly resetPage?: (page: Page, cdp: CDPSession) => Promise<unknown>;
+  /**
+   * Pages draw only when asked (HeadlessExperimental.beginFrame), for video frames: Chromium must
+   * be chrome-headless-shell launched with BEGIN_FRAME_ARGS.
+   */
+  readonly framesOnDemand?: boolean;
   /** Called once when Chromium dies or is killed; the pool replaces the slot. */
   readonly onCrash: (slot: BrowserSlot) => void;
   readonly logger: Logger;
@@ -83,11 +88,23 @@ const BROWSER_CLOSE_TIMEOUT_MS = 5_000;
 /** A page not reset within this is busy with something of its own, and is discarded. */
 const RESET_TIMEOUT_MS = 2_000;
 
+/*
+ * Puppeteer cannot ask for a page under begin-frame control, so the target is created over a CDP
+ * session with the browser itself (kept for the browser's life: detaching it would make puppeteer
+ * forget the browser target); the context holds no other page, so its one page target is this one.
+ */
+const newFrameOnDemandPage = async (browserSession: CDPSession, context: BrowserContext): Promise<Page> => {
+  await browserSession.send('Target.createTarget', { url: 'about:blank', browserContextId: context.id, enableBeginFrameControl: true });
+  const page = await (await context.waitForTarget((target) => target.type() === 'page', { timeout: TEARDOWN_TIMEOUT_MS })).page();
+  if (!page) throw new Error('Chromium opened no page for the frame-on-demand target');
+  return page;
+};
+
 export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<BrowserSlot> => {
   const { id, logger } = options;
   const browser: Browser = await puppeteer.launch({
     executablePath: options.executablePath,
-    headless: true,
+    headless: options.framesOnDemand ? 'shell' : true,
     // Over a pipe Chromium exits when this process dies, however it dies.
     pipe: true,
     args: [...options.args],
@@ -97,6 +114,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     handleSIGHUP: false,
   });
   const pid = browser.process()?.pid;
+  const browserSession = options.framesOnDemand ? await browser.target().createCDPSession() : undefined;
   const idleLanes: Lane[] = [];
   /** Pages being reset after a render: each promise settles once its page is idle again (or gone). */
   const settling = new Map<Lane, Promise<void>>();
@@ -131,7 +149,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     logger.debug({ browser: id, tenant, lanes }, 'opening a page');
     const context = await browser.createBrowserContext();
     try {
-      const page = await context.newPage();
+      const page = browserSession ? await newFrameOnDemandPage(browserSession, context) : await context.newPage();
       const cdp = await page.createCDPSession();
       await options.preparePage?.(page);
       const crashed = new Promise<never>((_, reject) => {
@@ -206,13 +224,22 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     await within(lane.cdp.send('Runtime.terminateExecution'), TEARDOWN_TIMEOUT_MS).catch(() => undefined);
   };
 
+  /** Frames on demand: the render before this one on this browser, which must end first. */
+  let previousRun: Promise<unknown> = Promise.resolve();
+
   const run = async <T>(fn: (target: RenderPage) => Promise<T>, runOptions: RunOptions): Promise<T> => {
     if (crashed || closing) throw new BrowserCrashedError(`Chromium (pid ${pid ?? 'unknown'}) is gone; retry the render`);
     busy++;
     renders++;
     let lane: Lane | undefined;
     let reusable = false;
+    // Two pages' frames in flight at once kill this browser's GPU process; the pool gives each
+    // browser one render at a time, and this holds even when a browser it waits for is still starting.
+    const before = previousRun;
+    let finished: () => void = () => {};
+    if (options.framesOnDemand) previousRun = new Promise<void>((resolve) => (finished = resolve));
     try {
+      await Promise.race([before, crash]);
       lane = await Promise.race([takeLane(runOptions.tenant), crash]);
       const work = fn({ page: lane.page, cdp: lane.cdp });
       const outcome = await within(Promise.race([work, lane.crashed, crash]), runOptions.deadlineMs);
@@ -228,6 +255,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
       }
       throw error;
     } finally {
+      finished();
       const finishing = lane ? giveBack(lane, reusable) : Promise.resolve();
       void finishing
         .catch((error: unknown) => logger.warn({ err: error, browser: id }, 'could not tidy a page after a render'))

@@ -44,6 +44,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
     loadTimeoutMs: options.loadTimeoutMs,
     frameQuality: options.frameQuality ?? 90,
     frameTimeoutMs: options.frameTimeoutMs ?? 30_000,
+    framesOnDemand: options.pool.framesOnDemand,
   };
 
   return {

@@ -13,6 +13,8 @@ export interface FramePageOptions {
   readonly frameQuality: number;
   /** One frame may take this long before the page counts as hung. */
   readonly frameTimeoutMs: number;
+  /** The page is under begin-frame control (a framesOnDemand pool): each frame is drawn and captured by one beginFrame. */
+  readonly framesOnDemand?: boolean;
   /** The render's decoded VIDEO sources, which the page shows frame by frame. */
   readonly clips?: VideoClips;
 }
@@ -57,6 +59,27 @@ const seek = async (session: CDPSession, timeMs: number) => {
   }
 };
 
+const screenshot = async (session: CDPSession, quality: number): Promise<string> =>
+  (await session.send('Page.captureScreenshot', { format: 'jpeg', quality, optimizeForSpeed: true, captureBeyondViewport: false })).data;
+
+/** Frames asked for, DRAW_RETRY_MS apart, before one comes back with its screenshot. */
+const DRAW_ATTEMPTS = 100;
+const DRAW_RETRY_MS = 10;
+
+/**
+ * Draws one frame of a page under begin-frame control and captures it in the same call. Right after
+ * a navigation the compositor may have no surface to show yet (a few frames, ~50 ms here), and
+ * answers without a screenshot: a later frame has it.
+ */
+const drawFrame = async (session: CDPSession, quality: number): Promise<string> => {
+  for (let attempt = 1; attempt <= DRAW_ATTEMPTS; attempt++) {
+    const { screenshotData } = await session.send('HeadlessExperimental.beginFrame', { screenshot: { format: 'jpeg', quality, optimizeForSpeed: true } });
+    if (screenshotData) return screenshotData;
+    await new Promise((resolve) => setTimeout(resolve, DRAW_RETRY_MS));
+  }
+  throw new Error(`Chromium drew ${DRAW_ATTEMPTS} frames without a screenshot of any`);
+};
+
 /** What opening a frame page may take at most: its load bound, the probes beside it and the wait. */
 export const framePageOpeningMs = (document: VideoDocument, options: Pick<FramePageOptions, 'loadTimeoutMs'>) =>
   options.loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime;
@@ -76,13 +99,7 @@ export const openFramePage = async (page: Page, session: CDPSession, document: V
     async capture(timeMs) {
       const frame = async () => {
         await seek(session, timeMs);
-        const { data } = await session.send('Page.captureScreenshot', {
-          format: 'jpeg',
-          quality: options.frameQuality,
-          optimizeForSpeed: true,
-          captureBeyondViewport: false,
-        });
-        return Buffer.from(data, 'base64');
+        return Buffer.from(await (options.framesOnDemand ? drawFrame(session, options.frameQuality) : screenshot(session, options.frameQuality)), 'base64');
       };
       return bounded(frame(), options.frameTimeoutMs, `the frame at ${timeMs.toFixed(1)} ms`);
     },

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
@@ -8,7 +9,7 @@ import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets
 import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
 import type { Config } from '../../infrastructure/config/config.js';
 import type { PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics.js';
-import { createBrowserPool } from '../../infrastructure/rendering/browser-pool.js';
+import { createBrowserPool, type BrowserPoolOptions } from '../../infrastructure/rendering/browser-pool.js';
 import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { startEgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
 import { createPageCapturer } from '../../infrastructure/rendering/page-capture.js';
@@ -29,11 +30,30 @@ import type { Foundation } from './foundation.js';
 import type { Lifetime } from './lifetime.js';
 
 /**
- * Pages capturing one video together (the second joins only when the pool has it free). Each
- * screenshot waits for the compositor's next frame; a second page fills that wait, which on two
- * cores takes a 1080p capture from ~11 to ~15-20 frames/s (npm run bench:video). More pages compete.
+ * Pages capturing one video together (the second joins only when the pool has it free): while one
+ * page draws, the other is posed, and ffmpeg encodes beside them. On two cores more pages compete.
  */
 const VIDEO_PAGES = 2;
+
+/**
+ * Video frames drawn on demand by a browser of their own (chrome-headless-shell), sized to the videos
+ * this worker takes at once; absent when that browser is not installed, and videos share the render pool.
+ * Fairness between organizations comes from the video task queue (VIDEO_CONCURRENCY), not this pool.
+ */
+const startVideoPool = (config: Config, logger: Logger, setup: Pick<BrowserPoolOptions, 'preparePage' | 'resetPage' | 'extraArgs' | 'logger' | 'closeTimeoutMs'>) => {
+  if (!config.VIDEO_CHROMIUM_PATH || !existsSync(config.VIDEO_CHROMIUM_PATH)) {
+    logger.warn({ path: config.VIDEO_CHROMIUM_PATH }, 'chrome-headless-shell not found: video frames are captured by screenshot on the render pool, slower');
+    return undefined;
+  }
+  return createBrowserPool({
+    ...setup,
+    executablePath: config.VIDEO_CHROMIUM_PATH,
+    framesOnDemand: true,
+    browsers: config.VIDEO_CONCURRENCY * VIDEO_PAGES,
+    pagesPerBrowser: 1,
+    tenantShare: 1,
+  });
+};
 
 export interface RenderWorkerOptions {
   readonly temporalAddress: string;
@@ -50,22 +70,28 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
   const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
   const egress = await startEgressProxy({ policy: hostPolicy, logger });
   lifetime.defer(() => egress.close());
+  // Every page, whichever pool it is in, is confined the same way and reaches the network only through the proxy.
+  const browserSetup = {
+    preparePage: prepareRenderPage(hostPolicy),
+    resetPage: prepareTemplateHost,
+    extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
+    logger,
+  };
   const pool = createBrowserPool({
+    ...browserSetup,
     executablePath: config.CHROMIUM_PATH,
     browsers: config.BROWSERS,
     pagesPerBrowser: config.PAGES_PER_BROWSER,
     maxQueue: config.RENDER_QUEUE_MAX,
     maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
     tenantShare: config.RENDER_ORG_SHARE,
-    preparePage: prepareRenderPage(hostPolicy),
-    resetPage: prepareTemplateHost,
     closeTimeoutMs: shutdownShareMs,
-    extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
-    logger,
   });
   lifetime.defer(() => pool.close());
-  options.metrics.watchPool(pool);
-  await pool.warmUp();
+  const videoPool = startVideoPool(config, logger, { ...browserSetup, closeTimeoutMs: shutdownShareMs });
+  if (videoPool) lifetime.defer(() => videoPool.close());
+  options.metrics.watchPools(videoPool ? { render: pool, video: videoPool } : { render: pool });
+  await Promise.all([pool.warmUp(), videoPool?.warmUp()]);
 
   const steps = createRenderSteps({
     ...commandDeps,
@@ -80,7 +106,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     storage,
     renders: steps,
     metrics: options.metrics.metrics,
-    videos: createChromiumVideoRenderer({ pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
+    videos: createChromiumVideoRenderer({ pool: videoPool ?? pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
     joiner: createFfmpegSegmentJoiner(),
     segmentSeconds: config.VIDEO_SEGMENT_SECONDS,
   });
