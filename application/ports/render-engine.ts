@@ -1,5 +1,5 @@
 import type { VideoClip } from '../../domain/templates/components/video-clips.js';
-import type { OutputFormat } from '../../domain/templates/template-settings.js';
+import type { OutputFormat, VideoFormat } from '../../domain/templates/template-settings.js';
 
 /** A self-contained HTML page of a known size, ready for the browser. */
 export interface RenderDocument {
@@ -26,7 +26,7 @@ export interface RenderedFile {
 export interface CaptureOptions {
   /** The organization the render is for: its pages are never shared with another. */
   readonly tenant: string;
-  readonly format: Exclude<OutputFormat, 'mp4' | 'webm'>;
+  readonly format: Exclude<OutputFormat, VideoFormat>;
   readonly quality: number;
   readonly crop: { readonly width: number; readonly height: number } | null;
 }

@@ -6,6 +6,7 @@ import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/comp
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
 import { videoClipsOf } from '../../domain/templates/components/video-clips.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
+import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
@@ -93,7 +94,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     async produce(requestId: string): Promise<StoredFile> {
       const request = await loadRequest(requestId);
       const { spec } = request;
-      if (spec.format === 'mp4' || spec.format === 'webm') {
+      if (isVideoFormat(spec.format)) {
         throw new DomainError('validation', 'video renders are produced by the video workflow');
       }
       const format = spec.format;

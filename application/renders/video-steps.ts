@@ -99,9 +99,11 @@ export const createVideoSteps = (deps: VideoStepsDeps) => {
   return {
     /** The video's frames, and the segments they are rendered in: one when the video is short or segmenting is off. */
     async plan(requestId: string): Promise<VideoPlan> {
-      const { fps, duration } = await loadVideoRequest(requestId);
+      const { format, fps, duration } = await loadVideoRequest(requestId);
       const framesTotal = videoFrameCount(duration, fps);
-      return { framesTotal, segments: planVideoSegments(framesTotal, Math.round(deps.segmentSeconds * fps)) };
+      // A GIF's palette is chosen over all of its frames at once, so it is never cut.
+      const framesPerSegment = format === 'gif' ? 0 : Math.round(deps.segmentSeconds * fps);
+      return { framesTotal, segments: planVideoSegments(framesTotal, framesPerSegment) };
     },
 
     /** Captures every frame, encodes them and stores the file. */

@@ -4,8 +4,9 @@ export const EDITORS = ['html-editor', 'canvas-editor', 'canvas-html'] as const;
 export type Editor = (typeof EDITORS)[number];
 
 export const IMAGE_FORMATS = ['jpeg', 'png', 'webp'] as const;
-export const VIDEO_FORMATS = ['mp4', 'webm'] as const;
-export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'pdf', 'mp4', 'webm'] as const;
+/** `gif` is this service's extension to the spec: an animated GIF, made and priced like a video. */
+export const VIDEO_FORMATS = ['mp4', 'webm', 'gif'] as const;
+export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'pdf', 'mp4', 'webm', 'gif'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export type VideoFormat = (typeof VIDEO_FORMATS)[number];
 
@@ -24,6 +25,7 @@ const EXTENSIONS: Record<OutputFormat, string> = {
   pdf: '.pdf',
   mp4: '.mp4',
   webm: '.webm',
+  gif: '.gif',
 };
 
 export const outputExtension = (format: OutputFormat): string => EXTENSIONS[format];
@@ -37,9 +39,10 @@ export const supportsVideo = (editor: Editor): boolean => editor === 'canvas-htm
 /**
  * What one render may ask Chromium to paint: width × height × scaleFactor² device pixels. A 5000 × 5000
  * template at scale 4 is 400 million pixels (1.6 GB of RGBA), which neither Chromium's compositor nor
- * sharp can hold; a video frame is painted thirty times a second, so its budget is 4K UHD.
+ * sharp can hold; a video frame is painted thirty times a second, so its budget is 4K UHD. A GIF
+ * frame is stored nearly raw (256 colours, LZW): 720p already makes tens of megabytes for 30 s.
  */
-export const PIXEL_BUDGET = { image: 50_000_000, video: 3840 * 2160 } as const;
+export const PIXEL_BUDGET = { image: 50_000_000, video: 3840 * 2160, gif: 1280 * 720 } as const;
 /** Chromium's largest texture side: a taller or wider capture comes out blank or clipped. */
 export const MAX_RENDERED_SIDE = 16_384;
 
@@ -65,12 +68,11 @@ export const renderSizeProblems = ({ width, height, scaleFactor, format }: Rende
   if (Math.max(renderedWidth, renderedHeight) > MAX_RENDERED_SIDE) {
     problems.push(`scaleFactor: ${width} x ${height} at scale ${scaleFactor} is ${renderedWidth} x ${renderedHeight} pixels; each side at most ${MAX_RENDERED_SIDE}`);
   }
-  const kind = isVideoFormat(format) ? 'video' : 'image';
+  const kind = format === 'gif' ? 'gif' : isVideoFormat(format) ? 'video' : 'image';
   const pixels = Math.round(width * height * scaleFactor * scaleFactor);
   if (pixels > PIXEL_BUDGET[kind]) {
-    problems.push(
-      `width x height x scaleFactor^2: ${width} x ${height} x ${scaleFactor}^2 is ${pixels} pixels; at most ${PIXEL_BUDGET[kind]} for ${kind === 'video' ? 'a video frame' : 'an image or PDF'}`,
-    );
+    const what = { gif: 'a GIF frame', video: 'a video frame', image: 'an image or PDF' }[kind];
+    problems.push(`width x height x scaleFactor^2: ${width} x ${height} x ${scaleFactor}^2 is ${pixels} pixels; at most ${PIXEL_BUDGET[kind]} for ${what}`);
   }
   return problems;
 };

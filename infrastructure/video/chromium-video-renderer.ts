@@ -9,6 +9,7 @@ import type { HostPolicy } from '../rendering/network-guard.js';
 import { PoolUnavailableError } from '../rendering/pool-errors.js';
 import { probeVideo, startEncoder, VIDEO_CONTENT_TYPES } from './ffmpeg-encoder.js';
 import { createFrameSequencer } from './frame-sequencer.js';
+import { startGifEncoder } from './gif-encoder.js';
 import { prepareVideoClips } from './video-clips.js';
 import { framePageOpeningMs, openFramePage } from './virtual-clock-page.js';
 
@@ -58,7 +59,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
         { hostPolicy: options.hostPolicy, workDir: options.workDir, signal: run.signal },
       );
       const outputPath = path.join(options.workDir ?? os.tmpdir(), `video-${randomUUID()}.${video.format}`);
-      const encoder = startEncoder({ ...video, fps: document.fps, frameCodec: 'mjpeg', outputPath, x264Preset: options.x264Preset });
+      const encoder = (video.format === 'gif' ? startGifEncoder : startEncoder)({ ...video, fps: document.fps, frameCodec: 'mjpeg', outputPath, x264Preset: options.x264Preset });
       const sequencer = createFrameSequencer({ total, window: pagesPerVideo * FRAMES_AHEAD_PER_PAGE, write: (frame) => encoder.write(frame) });
       const stop = new AbortController();
       const onAbort = () => stop.abort(run.signal?.reason);

@@ -5,7 +5,7 @@ import type { VideoFormat } from '../../domain/templates/template-settings.js';
 
 export type FrameCodec = 'mjpeg' | 'png';
 
-export const VIDEO_CONTENT_TYPES: Readonly<Record<VideoFormat, string>> = { mp4: 'video/mp4', webm: 'video/webm' };
+export const VIDEO_CONTENT_TYPES: Readonly<Record<VideoFormat, string>> = { mp4: 'video/mp4', webm: 'video/webm', gif: 'image/gif' };
 
 export interface EncoderOptions {
   readonly format: VideoFormat;
@@ -54,7 +54,10 @@ const codecOptions = ({ format, quality, x264Preset = 'veryfast' }: EncoderOptio
     : // Realtime VP9 with row threading: the slower modes take minutes for seconds of 1080p video.
       ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-crf', String(lerp(quality, 24, 50)), '-b:v', '0'];
 
-/** ffmpeg through fluent-ffmpeg, fed frame by frame on stdin: frames never touch the disk. */
+/**
+ * ffmpeg through fluent-ffmpeg, fed frame by frame on stdin: frames never touch the disk. Not for
+ * a GIF, which needs every frame before its palette: gif-encoder.ts.
+ */
 export const startEncoder = (options: EncoderOptions): StreamingEncoder => {
   const input = new PassThrough({ highWaterMark: 8 * 1024 * 1024 });
   // A broken pipe surfaces as ffmpeg's own failure below; unhandled here it would end the process.

@@ -24,7 +24,7 @@ export const CreateTemplateBody = z
     height: dimension,
     editor: z.enum(EDITORS),
     tags: tags.optional(),
-    outputFormat: z.enum(OUTPUT_FORMATS).optional().meta({ description: 'jpeg by default; mp4 and webm only for canvas-html' }),
+    outputFormat: z.enum(OUTPUT_FORMATS).optional().meta({ description: 'jpeg by default; mp4, webm and gif (an extension of this service: an animated GIF, priced like video) only for canvas-html' }),
     quality: quality.optional(),
     scaleFactor: scaleFactor.optional(),
     recordDuration: z.number().int().min(RECORD_DURATION.min).max(RECORD_DURATION.max).optional(),

@@ -50,7 +50,7 @@ describe('POST /api/v2/my-templates', () => {
     [{ height: 5001 }, /body\.height/],
     [{ width: 10.5 }, /body\.width/],
     [{ editor: 'word' }, /body\.editor/],
-    [{ outputFormat: 'gif' }, /body\.outputFormat/],
+    [{ outputFormat: 'bmp' }, /body\.outputFormat/],
     [{ quality: 9 }, /body\.quality/],
     [{ quality: 101 }, /body\.quality/],
     [{ editor: 'canvas-html', recordDuration: 999 }, /body\.recordDuration/],
