@@ -18,7 +18,10 @@ export const RenderBody = z
     batchName: z.string().min(1).max(200).optional(),
     cache: z.boolean().optional(),
     waitTime: z.number().int().min(0).max(5000).optional(),
-    outputFormat: z.enum(OUTPUT_FORMATS).optional(),
+    outputFormat: z
+      .enum(OUTPUT_FORMATS)
+      .optional()
+      .meta({ description: "The template's by default. mp4, webm and gif only for canvas-html templates; gif is an extension of this service (an animated GIF, frames at most 1280 x 720, priced like video)" }),
     duration: z.number().int().min(RECORD_DURATION.min).max(RECORD_DURATION.max).optional(),
     fps: fps.optional(),
     expires: z.number().int().min(1).max(604800).optional(),
