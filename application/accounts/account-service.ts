@@ -1,13 +1,15 @@
-import { accountDecider } from '../../domain/accounts/account-decider.js';
-import { accountStream, API_KEY_SCOPES, type ApiKeyScope, type Plan } from '../../domain/accounts/account-events.js';
-import type { AccountReadModel, AccountView, ApiKeyView, ProjectionProgress } from '../ports/read-models.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/accounts/account-events.js';
+import type { AccountReadModel, AccountView, ApiKeyView } from '../ports/read-models.js';
 import type { SecretSealer } from '../ports/secret-sealer.js';
 import type { ApiKeyCodec } from '../ports/security.js';
 import type { WebhookSecretGenerator } from '../ports/webhook-sender.js';
 import { requireScope } from '../shared/scopes.js';
 import { createWebhookSecrets } from '../webhooks/webhook-secrets.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
-import type { Caller, RequestContext } from '../shared/request-context.js';
+import { systemContextFor, type Caller, type RequestContext } from '../shared/request-context.js';
+import type { AccountCommandDeps } from './account-command.js';
+import { issueApiKey } from './issue-api-key.js';
+import { openAccount } from './open-account.js';
+import { revokeApiKey } from './revoke-api-key.js';
 
 export interface PlanDefaults {
   readonly name: string;
@@ -15,9 +17,8 @@ export interface PlanDefaults {
   readonly uploadsBytes: number;
 }
 
-export interface AccountServiceDeps extends CommandDeps {
+export interface AccountServiceDeps extends AccountCommandDeps {
   readonly accounts: AccountReadModel;
-  readonly progress: ProjectionProgress;
   readonly apiKeys: ApiKeyCodec;
   readonly defaultPlan: PlanDefaults;
   readonly webhookSecretGenerator: WebhookSecretGenerator;
@@ -33,63 +34,22 @@ export interface IssuedKey {
 
 export type AccountService = ReturnType<typeof createAccountService>;
 
-/** yyyy-MM-dd one month after `date` (UTC), the next renewal of a monthly plan. */
-export const oneMonthLater = (date: Date): string => {
-  const next = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()));
-  return next.toISOString().slice(0, 10);
-};
 
+/** Organizations and their keys as the administration and the interfaces use them; each command is in a file named after it. */
 export const createAccountService = (deps: AccountServiceDeps) => {
-  const systemContext = (orgId: string, correlationId = deps.ids.next()): RequestContext => ({
-    caller: { orgId, actor: 'system', scopes: API_KEY_SCOPES },
-    correlationId,
-  });
-
+  const systemContext = (orgId: string): RequestContext => systemContextFor(orgId, deps.ids.next());
   const webhookSecrets = createWebhookSecrets({ ...deps, generator: deps.webhookSecretGenerator, sealer: deps.secretSealer });
-
-  const settle = async (position: number | null) => {
-    if (position !== null) await deps.progress.waitFor(position);
-  };
 
   const openOrganization = async (input: { name: string; orgId?: string; credits?: number }): Promise<string> => {
     const orgId = input.orgId ?? deps.ids.next();
-    const now = deps.clock.now();
-    const credits = input.credits ?? deps.defaultPlan.credits;
-    const plan: Plan = {
-      name: deps.defaultPlan.name,
-      status: 'active',
-      credits,
-      renewalAmount: credits,
-      nextRenewalAt: oneMonthLater(now),
-      uploadsBytes: deps.defaultPlan.uploadsBytes,
-    };
-    const result = await handleCommand(
-      deps,
-      accountDecider,
-      accountStream(orgId),
-      {
-        type: 'OpenAccount',
-        data: { orgId, name: input.name, plan, now: now.toISOString(), sealedWebhookSecret: webhookSecrets.newSealedSecret() },
-      },
-      systemContext(orgId),
-    );
-    await settle(result.position);
+    const { name: planName, uploadsBytes } = deps.defaultPlan;
+    const plan = { name: planName, credits: input.credits ?? deps.defaultPlan.credits, uploadsBytes };
+    await openAccount(deps, { orgId, name: input.name, plan, sealedWebhookSecret: webhookSecrets.newSealedSecret() });
     return orgId;
   };
 
-  const issueKeyWith = async (orgId: string, key: string, prefix: string, keyId: string, label: string, scopes: readonly ApiKeyScope[]) => {
-    const result = await handleCommand(
-      deps,
-      accountDecider,
-      accountStream(orgId),
-      {
-        type: 'IssueApiKey',
-        data: { orgId, keyId, label, prefix, hash: deps.apiKeys.hash(key), scopes, now: deps.clock.now().toISOString() },
-      },
-      systemContext(orgId),
-    );
-    await settle(result.position);
-  };
+  const issueKeyWith = (orgId: string, key: string, prefix: string, keyId: string, label: string, scopes: readonly ApiKeyScope[]) =>
+    issueApiKey(deps, { orgId, keyId, label, prefix, hash: deps.apiKeys.hash(key), scopes });
 
   return {
     openOrganization,
@@ -102,14 +62,7 @@ export const createAccountService = (deps: AccountServiceDeps) => {
     },
 
     async revokeApiKey(orgId: string, keyId: string): Promise<void> {
-      const result = await handleCommand(
-        deps,
-        accountDecider,
-        accountStream(orgId),
-        { type: 'RevokeApiKey', data: { orgId, keyId, now: deps.clock.now().toISOString() } },
-        systemContext(orgId),
-      );
-      await settle(result.position);
+      await revokeApiKey(deps, orgId, keyId);
     },
 
     /**

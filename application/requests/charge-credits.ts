@@ -1,7 +1,7 @@
 import { accountStream } from '../../domain/accounts/account-events.js';
 import type { AcceptedRequest } from '../../domain/renders/render.js';
 import type { Clock } from '../ports/clock.js';
-import { systemContextFor } from '../renders/render-context.js';
+import { systemContextFor } from '../shared/request-context.js';
 import type { AccountCommands } from './account-commands.js';
 
 /** Charges a request's price to its organization, once however often it is retried (the account decider keys charges by request). */

@@ -1,6 +1,6 @@
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream, type StoredFile } from '../../domain/renders/render-events.js';
-import { systemContextFor } from '../renders/render-context.js';
+import { systemContextFor } from '../shared/request-context.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 
 /** Records the stored file of a request; only its first outcome counts. Returns the outcome's log position. */

@@ -1,6 +1,6 @@
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream } from '../../domain/renders/render-events.js';
-import { systemContextFor } from '../renders/render-context.js';
+import { systemContextFor } from '../shared/request-context.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 
 /** Records why a request produced no file; only its first outcome counts. Returns the outcome's log position. */

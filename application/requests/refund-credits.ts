@@ -1,6 +1,6 @@
 import { accountStream } from '../../domain/accounts/account-events.js';
 import type { Clock } from '../ports/clock.js';
-import { systemContextFor } from '../renders/render-context.js';
+import { systemContextFor } from '../shared/request-context.js';
 import type { AccountCommands } from './account-commands.js';
 
 /** Gives back what a request was charged, if anything, and never twice. */

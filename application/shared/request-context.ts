@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../../domain/accounts/account-events.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/accounts/account-events.js';
 
 /** Who is asking: every read and write is scoped to `orgId`. */
 export interface Caller {
@@ -13,3 +13,12 @@ export interface RequestContext {
   /** Ties every event of one request (and the work it starts) together. */
   readonly correlationId: string;
 }
+
+/**
+ * What the service does on its own behalf (a workflow's step for a request, the administration's
+ * commands) is recorded as the system's, correlated with what it was done for.
+ */
+export const systemContextFor = (orgId: string, correlationId: string): RequestContext => ({
+  caller: { orgId, actor: 'system', scopes: API_KEY_SCOPES },
+  correlationId,
+});

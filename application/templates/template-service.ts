@@ -1,83 +1,53 @@
 import { notFound, validationError } from '../../domain/shared/errors.js';
 import type { TemplateChanges } from '../../domain/templates/template-events.js';
-import { templateStream } from '../../domain/templates/template-events.js';
-import { templateDecider } from '../../domain/templates/template-decider.js';
-import type { Editor, Fps, OutputFormat } from '../../domain/templates/template-settings.js';
-import type { ProjectionProgress, TemplateFilter, TemplateReadModel, TemplateView } from '../ports/read-models.js';
+import type { TemplateFilter, TemplateReadModel, TemplateView } from '../ports/read-models.js';
 import type { MergeFieldScanner } from '../ports/security.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
 import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
 import { assertUsesComponents } from '../../domain/templates/components/document-problems.js';
+import { createTemplate, type CreateTemplateInput } from './create-template.js';
+import { deleteTemplate } from './delete-template.js';
+import { replaceTemplateComponents } from './replace-template-components.js';
+import { replaceTemplateContent, type HtmlContentInput } from './replace-template-content.js';
+import type { TemplateCommandDeps } from './template-command.js';
 import { toComponentsDto, toHtmlContentDto, toTemplateDto, type HtmlContentDto, type TemplateDto } from './template-dto.js';
+import { updateTemplate } from './update-template.js';
 
-export interface CreateTemplateInput {
-  readonly name: string;
-  readonly width: number;
-  readonly height: number;
-  readonly editor: Editor;
-  readonly tags?: readonly string[];
-  readonly outputFormat?: OutputFormat;
-  readonly quality?: number;
-  readonly scaleFactor?: number;
-  readonly recordDuration?: number;
-  readonly fps?: Fps;
-}
-
-export interface HtmlContentInput {
-  readonly html: string;
-  readonly css?: string;
-  readonly sampleData?: Record<string, unknown>;
-}
-
-export interface TemplateServiceDeps extends CommandDeps {
+export interface TemplateServiceDeps extends TemplateCommandDeps {
   readonly templates: TemplateReadModel;
-  readonly progress: ProjectionProgress;
   readonly mergeFields: MergeFieldScanner;
 }
 
 export type TemplateService = ReturnType<typeof createTemplateService>;
 
+/**
+ * The template use cases as the interfaces call them: scope checks, the command (each in a file
+ * named after it) and the template read back, and the queries.
+ */
 export const createTemplateService = (deps: TemplateServiceDeps) => {
-  const now = () => deps.clock.now().toISOString();
-
   const findView = async (context: RequestContext, templateId: string): Promise<TemplateView> => {
     const view = await deps.templates.get(context.caller.orgId, templateId);
     if (!view) throw notFound('Template');
     return view;
   };
 
-  /** Commands return after the read models caught up, so the caller's next read sees its write. */
-  const execute = async (context: RequestContext, templateId: string, command: Parameters<typeof templateDecider.decide>[0]) => {
-    const result = await handleCommand(deps, templateDecider, templateStream(templateId), command, context);
-    if (result.position !== null) await deps.progress.waitFor(result.position);
-    return result;
-  };
-
   return {
     async create(context: RequestContext, input: CreateTemplateInput): Promise<TemplateDto> {
       requireScope(context, 'templates');
-      const templateId = deps.ids.next();
-      await execute(context, templateId, {
-        type: 'CreateTemplate',
-        data: { ...input, templateId, orgId: context.caller.orgId, createdBy: 'API', now: now() },
-      });
+      const templateId = await createTemplate(deps, context, input);
       return toTemplateDto(await findView(context, templateId));
     },
 
     async update(context: RequestContext, templateId: string, changes: TemplateChanges): Promise<TemplateDto> {
       requireScope(context, 'templates');
-      await execute(context, templateId, {
-        type: 'UpdateTemplate',
-        data: { templateId, orgId: context.caller.orgId, changes, now: now() },
-      });
+      await updateTemplate(deps, context, templateId, changes);
       return toTemplateDto(await findView(context, templateId));
     },
 
     async remove(context: RequestContext, templateId: string): Promise<void> {
       requireScope(context, 'templates');
-      await execute(context, templateId, { type: 'DeleteTemplate', data: { templateId, orgId: context.caller.orgId, now: now() } });
+      await deleteTemplate(deps, context, templateId);
     },
 
     async get(context: RequestContext, templateId: string): Promise<TemplateDto> {
@@ -109,27 +79,13 @@ export const createTemplateService = (deps: TemplateServiceDeps) => {
 
     async replaceComponents(context: RequestContext, templateId: string, components: ComponentDocument): Promise<ComponentDocument> {
       requireScope(context, 'templates');
-      await execute(context, templateId, {
-        type: 'ReplaceTemplateComponents',
-        data: { templateId, orgId: context.caller.orgId, components, now: now() },
-      });
+      await replaceTemplateComponents(deps, context, templateId, components);
       return toComponentsDto(await findView(context, templateId));
     },
 
     async replaceHtmlContent(context: RequestContext, templateId: string, input: HtmlContentInput): Promise<HtmlContentDto> {
       requireScope(context, 'templates');
-      await execute(context, templateId, {
-        type: 'ReplaceTemplateContent',
-        data: {
-          templateId,
-          orgId: context.caller.orgId,
-          html: input.html,
-          css: input.css ?? '',
-          sampleData: input.sampleData ?? {},
-          mergeFields: deps.mergeFields.scan(input.html),
-          now: now(),
-        },
-      });
+      await replaceTemplateContent(deps, context, templateId, input);
       return toHtmlContentDto(await findView(context, templateId));
     },
   };

@@ -8,7 +8,7 @@ import type { WebhookResponse, WebhookSender } from '../ports/webhook-sender.js'
 import { requestAsSent } from '../renders/hit-data.js';
 import { loadRender, type AcceptedRender } from '../renders/load-render.js';
 import { resultHref } from '../renders/result-href.js';
-import { systemContextFor } from '../renders/render-context.js';
+import { systemContextFor } from '../shared/request-context.js';
 import { recordWebhookAttempt } from '../requests/record-webhook-attempt.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import type { WebhookSecrets } from './webhook-secrets.js';

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditService, type AuditService } from '../../application/audit/audit-service.js';
 import type { EventStore } from '../../application/ports/event-store.js';
-import { systemContextFor } from '../../application/renders/render-context.js';
+import { systemContextFor } from '../../application/shared/request-context.js';
 import { createCommandBatcher, type CommandBatcher } from '../../application/shared/command-batcher.js';
 import { handleCommand } from '../../application/shared/command-handler.js';
 import type { AccountCommand } from '../../domain/accounts/account-commands.js';
