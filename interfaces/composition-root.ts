@@ -9,6 +9,7 @@ import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-me
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
+import { startTracing } from '../infrastructure/tracing/tracing.js';
 import { createApiServices } from './composition/api-services.js';
 import { openFoundation } from './composition/foundation.js';
 import { readinessCheck } from './composition/health.js';
@@ -51,12 +52,25 @@ const renderingDisabled: RenderOrchestrator = {
   waitForOutcome: notRendering,
 };
 
+const processRole = (options: RuntimeOptions): string => {
+  if (options.rendering === 'off') return 'cli';
+  if (options.rendering === 'client') return 'api';
+  return options.runProjections ? 'all' : 'worker';
+};
+
 /**
  * The one place where adapters meet ports (emmett's composition root): the foundation every
  * process stands on, a render worker where this process renders, and the API's use cases.
  */
 export const createRuntime = async (config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> => {
   const lifetime = createLifetime(logger);
+  const tracing = startTracing({
+    enabled: Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+    serviceName: config.OTEL_SERVICE_NAME,
+    role: processRole(options),
+  });
+  // Deferred first, so it closes last: the spans of everything else's shutdown are sent too.
+  lifetime.defer(() => tracing.shutdown());
   // One registry per process: the API's requests, this process's renders and pool, its projections.
   const metrics = createPrometheusMetrics();
   try {
@@ -68,7 +82,12 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
     if (temporal) lifetime.defer(() => temporal.close());
     if (temporal && options.rendering === 'worker') {
-      await startRenderWorker(foundation, config, logger, lifetime, { temporalAddress: temporal.address, workflowBundle: options.workflowBundle, metrics });
+      await startRenderWorker(foundation, config, logger, lifetime, {
+        temporalAddress: temporal.address,
+        workflowBundle: options.workflowBundle,
+        metrics,
+        workflowSpans: tracing.workflowSpans,
+      });
     }
     const orchestrator = temporal ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE }) : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.

@@ -105,6 +105,13 @@ const ConfigSchema = z.object({
   TEMPORAL_METRICS_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(1).max(65535)).optional()),
   /** Port where a worker alone (npm run worker) serves /metrics, /livez and /readyz; unset: it serves no HTTP. */
   WORKER_HTTP_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).optional()),
+  /**
+   * OpenTelemetry tracing is on when either is set (OTLP over HTTP; the exporter reads the other
+   * standard OTEL_EXPORTER_OTLP_* and OTEL_BSP_* variables itself).
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OTEL_SERVICE_NAME: z.string().min(1).default('render-service'),
 }).superRefine((config, context) => {
   if (config.STORAGE !== 's3') return;
   if (!config.S3_BUCKET) context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE=s3' });

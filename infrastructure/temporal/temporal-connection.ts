@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Logger } from 'pino';
 import { startTemporalDevServer } from './dev-server.js';
 
@@ -23,7 +24,8 @@ export const connectTemporal = async (options: { address?: string; namespace: st
     const pings = new Set<Promise<unknown>>();
     return {
       address,
-      client: new Client({ connection, namespace: options.namespace }),
+      // Starting a workflow is a span of the request that asked for it, and carries its context to the workflow.
+      client: new Client({ connection, namespace: options.namespace, interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } }),
       async ping(deadlineMs) {
         const call = connection.withDeadline(Date.now() + deadlineMs, () => connection.workflowService.getSystemInfo({}));
         pings.add(call);

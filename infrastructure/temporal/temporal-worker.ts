@@ -1,11 +1,31 @@
 import { readFile } from 'node:fs/promises';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { Resource } from '@opentelemetry/resources';
+import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 
 const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
+/**
+ * Workflow spans (RunWorkflow, StartActivity) are made by interceptors inside the bundle. They are
+ * bundled whether tracing is on or not, since images ship one prebuilt bundle for every configuration;
+ * with tracing off their spans go to a no-op processor.
+ */
+const workflowTracingInterceptors = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+
+/**
+ * The sink the bundled interceptors hand finished workflow spans to. Every worker that runs workflows
+ * registers it, or the SDK logs an error for each span; without a processor the spans are dropped.
+ */
+export const workflowTracingSinks = (spans?: { readonly processor: SpanProcessor; readonly resource: Resource }) => ({
+  exporter: makeWorkflowExporter(spans?.processor ?? new NoopSpanProcessor(), spans?.resource ?? Resource.empty()),
+});
+
 /** Bundling takes seconds: test runs do it once and share the bundle between workers. */
-export const bundleWorkflows = (): Promise<WorkflowBundleWithSourceMap> => bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+export const bundleWorkflows = (): Promise<WorkflowBundleWithSourceMap> =>
+  bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [workflowTracingInterceptors], logger: quietBundlerLogger });
 
 /** A bundle written at image build time (scripts/bundle-workflows.ts): a worker starts without bundling for seconds. */
 export const loadWorkflowBundle = async (bundlePath: string): Promise<WorkflowBundleWithSourceMap> => {
@@ -39,6 +59,8 @@ export interface TemporalWorkerOptions {
   readonly shutdownWithinMs: number;
   /** `host:port` where the SDK serves its own Prometheus metrics; not exported when absent. */
   readonly metricsBindAddress?: string;
+  /** Where the spans of the workflows this worker runs are exported (see startTracing). */
+  readonly workflowSpans?: { readonly processor: SpanProcessor; readonly resource: Resource };
 }
 
 export interface RunningWorker {
@@ -71,6 +93,11 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
     taskQueue: options.taskQueue,
     activities: options.activities,
     ...(options.workflows === 'none' ? {} : { workflowBundle: options.workflows === 'bundle' ? await bundleWorkflows() : options.workflows }),
+    // Each activity runs in a span whose parent is the workflow's, carried in Temporal's headers.
+    interceptors: {
+      activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+    },
+    sinks: workflowTracingSinks(options.workflowSpans),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities,
     maxConcurrentLocalActivityExecutions: options.maxConcurrentActivities * 4,
     shutdownGraceTime: Math.floor(options.shutdownWithinMs / 2),

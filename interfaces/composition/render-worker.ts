@@ -17,6 +17,7 @@ import { prepareRenderPage } from '../../infrastructure/rendering/page-confineme
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 import { loadWorkflowBundle, startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
+import type { Tracing } from '../../infrastructure/tracing/tracing.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
 import { createFfmpegSegmentJoiner } from '../../infrastructure/video/ffmpeg-segment-joiner.js';
 import { createFetchWebhookSender } from '../../infrastructure/webhooks/fetch-webhook-sender.js';
@@ -60,6 +61,7 @@ export interface RenderWorkerOptions {
   /** A pre-built workflow bundle; tests build one per run instead of one per worker. */
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
   readonly metrics: PrometheusMetrics;
+  readonly workflowSpans: Tracing['workflowSpans'];
 }
 
 /** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
@@ -145,6 +147,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
     shutdownWithinMs: shutdownShareMs,
     metricsBindAddress: config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`,
+    workflowSpans: options.workflowSpans,
   });
   lifetime.defer(() => worker.stop());
 

@@ -14,6 +14,7 @@ import { perKeyRateLimit } from './rate-limit.js';
 import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
 import { httpMetrics } from './http-metrics.js';
+import { httpTracing } from './http-tracing.js';
 import { openApiDocument } from './openapi.js';
 import { operationsRouter } from './operations-router.js';
 import { imageRouter, renderRouter } from './render-router.js';
@@ -50,6 +51,7 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  app.use(httpTracing());
   app.use(httpMetrics(services.operations));
 
   app.use(

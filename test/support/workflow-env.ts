@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import type { DomainError } from '../../domain/shared/errors.js';
 import { requireTemporalBinary } from '../../infrastructure/temporal/temporal-binary.js';
-import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
+import { bundleWorkflows, workflowTracingSinks } from '../../infrastructure/temporal/temporal-worker.js';
 import type { CaptureActivities } from '../../workflows/capture.activities.js';
 import { translated, type RenderActivities } from '../../workflows/render.activities.js';
 import type { VideoRenderActivities } from '../../workflows/video-render.activities.js';
@@ -71,7 +71,7 @@ export const useWorkflowEnvironment = (): WorkflowTestEnvironment => {
     [env, workflowBundle] = await Promise.all([startEnvironment(), bundleWorkflows()]);
     // Video work has a queue of its own, as in production.
     workers = await Promise.all([
-      Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed }),
+      Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed, sinks: workflowTracingSinks() }),
       Worker.create({ connection: env.nativeConnection, taskQueue: videoTaskQueueOf(taskQueue), activities: routed }),
     ]);
     running = workers.map((worker) => worker.run());

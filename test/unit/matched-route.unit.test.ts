@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routeLabel, UNMATCHED_ROUTE } from '../../interfaces/rest/http-metrics.js';
+import { routeLabel, UNMATCHED_ROUTE } from '../../interfaces/rest/matched-route.js';
 
 describe('routeLabel', () => {
   it('joins the router mount path and the route pattern, never the raw path', () => {
