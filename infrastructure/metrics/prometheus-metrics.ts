@@ -22,8 +22,20 @@ export interface HttpRequestLabels {
  * through the Metrics port, HTTP requests, and gauges read from the pool and the projections only
  * when scraped, so nothing polls them in between.
  */
+/** An exporter that does not answer in time leaves its series out of this scrape and says so, rather than failing the whole scrape. */
+const scrapeExporter = async (url: string): Promise<string> => {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    if (!response.ok) throw new Error(`status ${response.status}`);
+    return await response.text();
+  } catch (error) {
+    return `# ${url} did not answer: ${(error as Error).message.replace(/\s+/g, ' ')}\n`;
+  }
+};
+
 export const createPrometheusMetrics = () => {
   const registry = new Registry();
+  const exporters: string[] = [];
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
   const registers = [registry];
 
@@ -125,8 +137,18 @@ export const createPrometheusMetrics = () => {
       });
     },
 
+    /**
+     * Series another exporter in this process serves as Prometheus text (the Temporal SDK's Rust
+     * core), appended to each scrape so one target has them all. Their names (`temporal_*`) cannot
+     * clash with this registry's prefix.
+     */
+    includeExporter(url: string): void {
+      exporters.push(url);
+    },
+
     async scrape(): Promise<{ readonly contentType: string; readonly body: string }> {
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      const bodies = await Promise.all([registry.metrics(), ...exporters.map(scrapeExporter)]);
+      return { contentType: registry.contentType, body: bodies.join('\n') };
     },
   };
 };

@@ -5,6 +5,7 @@ import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { freePort } from '../system/free-port.js';
 
 const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
@@ -57,35 +58,39 @@ export interface TemporalWorkerOptions {
    * them on another worker, so a bounded shutdown loses nothing.
    */
   readonly shutdownWithinMs: number;
-  /** `host:port` where the SDK serves its own Prometheus metrics; not exported when absent. */
+  /** `host:port` where the SDK serves its own Prometheus metrics; a free loopback port when absent. */
   readonly metricsBindAddress?: string;
   /** Where the spans of the workflows this worker runs are exported (see startTracing). */
   readonly workflowSpans?: { readonly processor: SpanProcessor; readonly resource: Resource };
 }
 
 export interface RunningWorker {
+  /** Where this process's Temporal SDK serves its Prometheus metrics. */
+  readonly sdkMetricsUrl: string;
   /** Finishes activities in flight, then stops polling. */
   stop(): Promise<void>;
 }
 
-let runtimeInstalled = false;
+let sdkMetricsUrl: Promise<string> | undefined;
 
 /**
  * The SDK logs every worker state change at INFO; the service's own logs say what matters. Its
- * metrics (polls, slots, task latencies) come from the Rust core, which serves them on a port of
- * its own rather than through the service's registry. The runtime is one per process: the first worker's options hold.
+ * metrics (polls, slots, task latencies) come from the Rust core, which serves them itself: on the
+ * configured address, else on a free loopback port that only this process's /metrics reads. The
+ * runtime is one per process: the first worker's options hold.
  */
-const installRuntime = (metricsBindAddress: string | undefined) => {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  Runtime.install({
-    logger: new DefaultLogger('WARN'),
-    ...(metricsBindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsBindAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } } : {}),
-  });
-};
+const installRuntime = (metricsBindAddress: string | undefined): Promise<string> =>
+  (sdkMetricsUrl ??= (async () => {
+    const bindAddress = metricsBindAddress ?? `127.0.0.1:${await freePort()}`;
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true, useSecondsForDurations: true } } },
+    });
+    return `http://${bindAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`;
+  })());
 
 export const startTemporalWorker = async (options: TemporalWorkerOptions): Promise<RunningWorker> => {
-  installRuntime(options.metricsBindAddress);
+  const metricsUrl = await installRuntime(options.metricsBindAddress);
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,
@@ -105,6 +110,7 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
   });
   const running = worker.run();
   return {
+    sdkMetricsUrl: metricsUrl,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

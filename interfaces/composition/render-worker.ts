@@ -150,6 +150,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     workflowSpans: options.workflowSpans,
   });
   lifetime.defer(() => worker.stop());
+  options.metrics.includeExporter(worker.sdkMetricsUrl);
 
   /*
    * Video work polls a queue of its own, a few at a time: a worker that took every segment of a

@@ -96,12 +96,18 @@ describe('/metrics', () => {
     expect(sample(text, 'render_service_process_cpu_seconds_total')).toBeGreaterThan(0);
   });
 
-  it('leaves the Temporal SDK metrics on their own port', async () => {
-    const text = await waitFor('Temporal SDK metrics', async () => {
+  it("includes the Temporal SDK's own metrics, also served on their own port when one is configured", async () => {
+    const ownPort = await waitFor('Temporal SDK metrics on their port', async () => {
       const body = await (await fetch(`http://127.0.0.1:${temporalMetricsPort}/metrics`)).text();
       return body.includes('temporal_') ? body : undefined;
     });
-    expect(text).toMatch(/^temporal_\w+/m);
+    expect(ownPort).toMatch(/^temporal_\w+/m);
+    const text = await scrape();
+    expect(text).toMatch(/^temporal_worker_task_slots_available\{/m);
+    expect(text).toMatch(/^temporal_request_total\{/m);
+    // Both exporters' series in one valid exposition: no metric family appears twice.
+    const families = [...text.matchAll(/^# TYPE (\S+)/gm)].map((match) => match[1]);
+    expect(new Set(families).size).toBe(families.length);
   });
 });
 
