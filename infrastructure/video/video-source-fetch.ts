@@ -2,11 +2,12 @@ import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DomainError, validationError } from '../../domain/shared/errors.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
+import { guardedLookup } from '../security/guarded-lookup.js';
 
 export interface SourceFetchOptions {
   /** The private-address guard every render's page goes through. */
@@ -19,21 +20,6 @@ export interface SourceFetchOptions {
 
 /** How errors name a source: a data: URL can be a megabyte long. */
 export const describeSource = (src: string) => (src.length > 120 ? `${src.slice(0, 117)}...` : src);
-
-/**
- * Resolves through the guard, so the connection goes to the address that was checked: a second DNS
- * answer (rebinding) cannot point the download at an internal host.
- */
-const guardedLookup = (allowedAddress: (host: string) => Promise<string>): LookupFunction => (hostname, options, callback) => {
-  allowedAddress(hostname).then(
-    (address) => {
-      const family = net.isIP(address);
-      if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-      else callback(null, address, family);
-    },
-    (error: Error) => callback(error, '', 0),
-  );
-};
 
 const decodeDataUrl = (src: string): Buffer => {
   const comma = src.indexOf(',');

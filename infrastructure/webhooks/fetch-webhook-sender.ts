@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
 import type { WebhookSender } from '../../application/ports/webhook-sender.js';
+import { guardedLookup } from '../security/guarded-lookup.js';
 
 export interface FetchWebhookSenderOptions {
   /** Per attempt; a receiver slower than this counts as not answering. */
@@ -9,21 +9,6 @@ export interface FetchWebhookSenderOptions {
   /** The checked address for a receiver's host (the private-address guard); throws when it may not be reached. */
   readonly allowedAddress: (host: string) => Promise<string>;
 }
-
-/**
- * Connects where the guard looked: the delivery checked the URL before sending, but a second DNS
- * answer could differ (rebinding), so the connection itself resolves through the guard.
- */
-const guardedLookup = (allowedAddress: (host: string) => Promise<string>): LookupFunction => (hostname, options, callback) => {
-  allowedAddress(hostname).then(
-    (address) => {
-      const family = net.isIP(address);
-      if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-      else callback(null, address, family);
-    },
-    (error: Error) => callback(error, '', 0),
-  );
-};
 
 /**
  * POSTs the signed body as it is. Redirects are not followed: a 3xx could point anywhere, past the
