@@ -143,7 +143,17 @@ ensure_minio() {
   go install github.com/minio/minio@latest >&2
 }
 
+# The studio (/studio) is a built page: build it when it is missing or older than its sources.
+ensure_studio() {
+  if [ -f studio/dist/index.html ] && [ -z "$(find studio domain/templates/components -newer studio/dist/index.html -type f -not -path 'studio/dist/*' -print -quit)" ]; then
+    return
+  fi
+  log "building the studio"
+  node_modules/.bin/node node_modules/vite/bin/vite.js build --config studio/vite.config.ts --logLevel warn >&2
+}
+
 ensure_node_modules
+ensure_studio
 ensure_system_packages
 ensure_temporal_cli
 ensure_minio

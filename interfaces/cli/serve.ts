@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type RuntimeOptions } from '../composition-root.js';
@@ -5,6 +6,9 @@ import { createHttpApp } from '../rest/app.js';
 import { listen } from '../rest/http-server.js';
 import { bootstrapApiKey } from './bootstrap.js';
 import { exitOnSignals } from './graceful-shutdown.js';
+
+/** Built by setup.sh (npm run studio:build) from studio/. */
+const STUDIO_DIR = fileURLToPath(new URL('../../studio/dist', import.meta.url));
 
 /**
  * The HTTP API with its projections, configured by the environment. `rendering: 'worker'` renders
@@ -17,7 +21,7 @@ export const serve = async ({ rendering }: Pick<RuntimeOptions, 'rendering'>): P
 
   const runtime = await createRuntime(config, logger, { runProjections: true, rendering });
   const { key, orgId } = await bootstrapApiKey(runtime.services.accounts, config.BOOTSTRAP_API_KEY);
-  const app = createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT });
+  const app = createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT, studioDir: STUDIO_DIR });
   const server = await listen(app, config.PORT, config.HOST);
 
   logger.info({ url: server.url, orgId, dataDir: config.DATA_DIR, rendering }, 'rendering service listening');

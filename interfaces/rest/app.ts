@@ -19,6 +19,7 @@ import { openApiDocument } from './openapi.js';
 import { operationsRouter } from './operations-router.js';
 import { imageRouter, renderRouter } from './render-router.js';
 import { resultsRouter } from './results-router.js';
+import { studioRouter } from './studio-route.js';
 import { templatesRouter } from './templates-router.js';
 import { deprecationHeaders, v1Router } from './v1-router.js';
 
@@ -27,6 +28,8 @@ export interface HttpAppOptions {
   readonly logger: Logger;
   /** Largest accepted JSON body, e.g. "2mb". */
   readonly bodyLimit: string;
+  /** The built studio (studio/dist), served at /studio; no studio when absent. */
+  readonly studioDir?: string;
 }
 
 /** body-parser marks its errors with `type`; these two are the client's fault. */
@@ -47,7 +50,7 @@ const bodyParserError = (error: unknown): DomainError | null => {
   return null;
 };
 
-export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): Express => {
+export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAppOptions): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
@@ -87,6 +90,7 @@ export const createHttpApp = ({ services, logger, bodyLimit }: HttpAppOptions): 
   mountTrpc(app, services);
   // Result hrefs are handed to people and browsers without the API key: the link is the credential.
   app.use(filesRouter(services));
+  if (studioDir) app.use(studioRouter(studioDir));
   // One limiter for every keyed route, so its counts are not split between instances.
   const limited = perKeyRateLimit(services);
   app.use(imageRouter(services, limited));

@@ -30,12 +30,14 @@ export interface TestAppOptions {
    * 'client' starts workflows on that queue but leaves the work to worker processes the test runs.
    */
   readonly rendering?: 'off' | 'worker' | 'client';
+  /** The built studio to serve at /studio, as `npm start` does. */
+  readonly studioDir?: string;
 }
 
 let workflowBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** The whole service on a fresh database and a free port, driven over real HTTP. */
-export const startTestApp = async ({ env = {}, rendering = 'off' }: TestAppOptions = {}): Promise<TestApp> => {
+export const startTestApp = async ({ env = {}, rendering = 'off', studioDir }: TestAppOptions = {}): Promise<TestApp> => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-e2e-'));
   const apiKey = `rk_test_${randomBytes(16).toString('hex')}`;
   const config = loadConfig({
@@ -58,7 +60,7 @@ export const startTestApp = async ({ env = {}, rendering = 'off' }: TestAppOptio
     workflowBundle: rendering === 'worker' ? await workflowBundle : undefined,
   });
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
-  const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT }), 0, '127.0.0.1');
+  const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT, studioDir }), 0, '127.0.0.1');
 
   const call: TestApp['call'] = async (method, pathname, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

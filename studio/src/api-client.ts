@@ -1,0 +1,49 @@
+import { forgetApiKey, storedApiKey } from './api-key';
+
+/** An answer in the service's error shape ({ msg, status, errors }), kept whole so the page can show every problem. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors: readonly string[],
+  ) {
+    super(message);
+  }
+
+  /** One line for a status area: the message and what the service said was wrong. */
+  describe(): string {
+    return this.errors.length > 0 ? `${this.message}: ${this.errors.join('; ')}` : this.message;
+  }
+}
+
+const errorOf = async (response: Response): Promise<ApiError> => {
+  const body = (await response.json().catch(() => null)) as { msg?: unknown; errors?: unknown } | null;
+  const message = typeof body?.msg === 'string' ? body.msg : `${response.status} ${response.statusText}`;
+  const errors = Array.isArray(body?.errors) ? body.errors.filter((item): item is string => typeof item === 'string') : [];
+  return new ApiError(response.status, message, errors);
+};
+
+/** Every call sends the key in `x-api-key`; a 401 forgets it, so the page asks for it again. */
+const send = async (method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> => {
+  const headers: Record<string, string> = { 'x-api-key': storedApiKey() ?? '' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  if (response.status === 401) {
+    forgetApiKey();
+    window.dispatchEvent(new Event('studio:signed-out'));
+  }
+  if (!response.ok) throw await errorOf(response);
+  return response;
+};
+
+export const api = {
+  async json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const response = await send(method, path, body, signal);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  },
+  /** A rendered file itself (POST /api/v2/render?output=image), as a blob. */
+  async blob(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Blob> {
+    return (await send(method, path, body, signal)).blob();
+  },
+};

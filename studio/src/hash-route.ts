@@ -1,0 +1,27 @@
+import { useEffect, useState } from 'react';
+
+/** Pages live in the URL's fragment (`#/templates/<id>`): the service serves one page, and a reload or a link keeps the place. */
+export type Route = { readonly page: 'templates' } | { readonly page: 'template'; readonly id: string } | { readonly page: 'results' } | { readonly page: 'usage' };
+
+export const routeOf = (hash: string): Route => {
+  const [page, id] = hash.replace(/^#\/?/, '').split('/');
+  if (page === 'templates' && id) return { page: 'template', id: decodeURIComponent(id) };
+  if (page === 'results' || page === 'usage') return { page };
+  return { page: 'templates' };
+};
+
+export const hrefOf = (route: Route): string => (route.page === 'template' ? `#/templates/${encodeURIComponent(route.id)}` : `#/${route.page}`);
+
+export const navigate = (route: Route) => {
+  window.location.hash = hrefOf(route);
+};
+
+export const useHashRoute = (): Route => {
+  const [route, setRoute] = useState(() => routeOf(window.location.hash));
+  useEffect(() => {
+    const follow = () => setRoute(routeOf(window.location.hash));
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  return route;
+};

@@ -1,0 +1,127 @@
+import { useEffect, useRef, useState } from 'react';
+import { COMPONENT_TYPES } from '../../../domain/templates/components/component-document';
+import { api } from '../api-client';
+import { freshId } from '../component-values';
+import type { Box } from '../geometry';
+import { StatusLine } from '../status-line';
+import type { Component, ComponentDocument, Template } from '../types';
+import { useDebouncedRender } from '../use-debounced-render';
+import { ComponentForm } from './component-form';
+import { ComponentOverlay } from './component-overlay';
+import { PreviewImage } from './preview-image';
+import { VideoPreview } from './video-preview';
+
+/** A new component's place and the values that make it visible at once. */
+const starter = (type: string, id: string, page: Box): Component => {
+  const base = { id, type, x: Math.round(page.width / 10), y: Math.round(page.height / 10), width: Math.round(page.width / 3), height: Math.round(page.height / 4) };
+  if (type === 'TEXT') return { ...base, text: 'Text', fontSize: Math.max(12, Math.round(base.height / 3)) };
+  if (type === 'QR_CODE') return { ...base, width: base.height, value: 'https://example.com' };
+  if (type === 'CIRCLE') return { ...base, width: base.height, fill: '#4a90d9' };
+  if (type === 'RECTANGLE') return { ...base, fill: '#4a90d9' };
+  if (type === 'RATING') return { ...base, value: 4 };
+  if (type === 'HTML') return { ...base, html: '<b>HTML</b>' };
+  return base;
+};
+
+/**
+ * canvas-editor and canvas-html templates: the component list, a form for the selected component,
+ * and the rendered page with boxes to drag. Every change is saved once editing rests, then the
+ * page is rendered again through the public API; canvas-html templates also render as video.
+ */
+export const CanvasEditor = ({ template, refresh }: { template: Template; refresh: (signal?: AbortSignal) => Promise<Template> }) => {
+  const path = `/api/v2/my-templates/${encodeURIComponent(template.identifier)}/components`;
+  const [document, setDocument] = useState<ComponentDocument | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [adding, setAdding] = useState<string>('TEXT');
+  const saved = useRef<string | null>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    void api.json<ComponentDocument>('GET', path, undefined, controller.signal).then((loaded) => {
+      saved.current = JSON.stringify(loaded);
+      setDocument(loaded);
+      setSelected(loaded.components[0]?.id ?? null);
+    });
+    return () => controller.abort();
+  }, [path]);
+
+  /** Writes the document if it changed since the last save; the service answers a bad one with a 400 that says what is wrong. */
+  const save = async (signal?: AbortSignal) => {
+    if (!document || JSON.stringify(document) === saved.current) return;
+    await api.json('PUT', path, document, signal);
+    saved.current = JSON.stringify(document);
+    await refresh(signal);
+  };
+
+  const preview = useDebouncedRender(document ? JSON.stringify(document) : '', async (signal) => {
+    await save(signal);
+    if (document?.components.length === 0) throw new Error('Add a component to see a preview.');
+    return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, outputFormat: 'png', cache: true }, signal);
+  });
+
+  if (!document) return <StatusLine>Loading the components...</StatusLine>;
+
+  const update = (id: string, change: Record<string, unknown>) =>
+    setDocument({ ...document, components: document.components.map((component) => (component.id === id ? ({ ...component, ...change } as Component) : component)) });
+  const add = () => {
+    const id = freshId(adding, document.components.map((component) => component.id));
+    setDocument({ ...document, components: [...document.components, starter(adding, id, { x: 0, y: 0, width: template.width, height: template.height })] });
+    setSelected(id);
+  };
+  const remove = (id: string) => {
+    setDocument({ ...document, components: document.components.filter((component) => component.id !== id) });
+    if (selected === id) setSelected(null);
+  };
+  const current = document.components.find((component) => component.id === selected) ?? null;
+
+  return (
+    <div className="canvas-editor">
+      <section className="components" aria-labelledby="components-heading">
+        <h2 id="components-heading">Components</h2>
+        <ul>
+          {document.components.map((component) => (
+            <li key={component.id}>
+              <button type="button" className="pick" aria-pressed={component.id === selected} onClick={() => setSelected(component.id)}>
+                {component.id} <span className="type">{component.type}</span>
+              </button>
+              <button type="button" aria-label={`Remove ${component.id}`} onClick={() => remove(component.id)}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div className="add">
+          <label>
+            New component
+            <select value={adding} onChange={(event) => setAdding(event.target.value)}>
+              {COMPONENT_TYPES.map((type) => (
+                <option key={type}>{type}</option>
+              ))}
+            </select>
+          </label>
+          <button type="button" onClick={add}>
+            Add
+          </button>
+        </div>
+        <label>
+          Background
+          <input value={document.background ?? ''} placeholder="#ffffff" onChange={(event) => setDocument({ ...document, background: event.target.value || undefined })} />
+        </label>
+      </section>
+      <div className="canvas-column">
+        <PreviewImage state={preview} template={template}>
+          <ComponentOverlay components={document.components} page={template} selected={selected} onSelect={setSelected} onChange={(id, box) => update(id, { ...box })} />
+        </PreviewImage>
+        {template.editor === 'canvas-html' && <VideoPreview template={template} beforeRender={() => save()} />}
+      </div>
+      {current && (
+        <ComponentForm
+          component={current}
+          properties={(template.properties ?? []).filter((property) => property.componentId === current.id)}
+          animated={template.editor === 'canvas-html'}
+          onChange={(change) => update(current.id, change)}
+        />
+      )}
+    </div>
+  );
+};

@@ -1,0 +1,208 @@
+import { fileURLToPath } from 'node:url';
+import jsqr from 'jsqr';
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * The studio in real Chromium against the real service: every step drives the page as a person
+ * would (labels, typing, dragging) and checks what the screen shows, pixel by pixel.
+ */
+/** jsqr is a CommonJS bundle whose types declare an ES default export; `.default` satisfies both. */
+const decodeQr = jsqr.default;
+const studioDir = fileURLToPath(new URL('../../studio/dist', import.meta.url));
+
+let app: TestApp;
+let browser: Browser;
+let page: Page;
+const requestedUrls: string[] = [];
+
+interface Pixels {
+  readonly width: number;
+  readonly height: number;
+  at(x: number, y: number): [number, number, number];
+  readonly rgba: Uint8ClampedArray;
+}
+
+/** What the screen shows of an element, as pixels. */
+const pixelsOf = async (element: ElementHandle): Promise<Pixels> => {
+  const png = await element.screenshot({ type: 'png' });
+  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return {
+    width: info.width,
+    height: info.height,
+    rgba: new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
+    at: (x, y) => {
+      const offset = (Math.round(y) * info.width + Math.round(x)) * 4;
+      return [data[offset] ?? 0, data[offset + 1] ?? 0, data[offset + 2] ?? 0];
+    },
+  };
+};
+
+const near = (actual: readonly number[], expected: readonly number[], tolerance = 40) => actual.every((value, index) => Math.abs(value - (expected[index] ?? 0)) <= tolerance);
+
+/** Waits until the element's pixel at a fraction of its size is near a colour. */
+const waitForColour = async (selector: string, fx: number, fy: number, colour: readonly number[], what: string) =>
+  waitFor(
+    what,
+    async () => {
+      const element = await page.$(selector);
+      if (!element) return undefined;
+      const pixels = await pixelsOf(element);
+      return near(pixels.at(pixels.width * fx, pixels.height * fy), colour) ? pixels : undefined;
+    },
+    30_000,
+  );
+
+/** A control by its role and accessible name, as assistive technology finds it. */
+const field = (name: string, role = 'textbox') => page.locator(`::-p-aria([name="${name}"][role="${role}"])`);
+
+/** Replaces what the control holds by typing `text` key by key, as a person would (puppeteer would set long values at once). */
+const typeInto = (name: string, text: string, role = 'textbox') => field(name, role).fill(text, { typingThreshold: 10_000 });
+
+const createTemplate = async (values: { name: string; editor: string; width: number; height: number; outputFormat?: string; duration?: number }) => {
+  await page.goto(`${app.url}/studio/#/templates`);
+  await field('Name').fill(values.name);
+  await field('Editor', 'combobox').fill(values.editor);
+  await typeInto('Width', String(values.width), 'spinbutton');
+  await typeInto('Height', String(values.height), 'spinbutton');
+  if (values.outputFormat) await field('Output format', 'combobox').fill(values.outputFormat);
+  if (values.duration) await typeInto('Duration (ms)', String(values.duration), 'spinbutton');
+  await field('Create', 'button').click();
+  // Page functions are written as text: this file is type-checked for Node, without the DOM's names.
+  await page.waitForFunction('location.hash.startsWith("#/templates/")');
+  return decodeURIComponent(String(await page.evaluate('location.hash.slice("#/templates/".length)')));
+};
+
+beforeAll(async () => {
+  app = await startTestApp({ rendering: 'worker', studioDir });
+  browser = await puppeteer.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'], defaultViewport: { width: 1280, height: 720 } });
+  page = await browser.newPage();
+  page.on('request', (request) => requestedUrls.push(request.url()));
+  page.on('dialog', (dialog) => void dialog.accept());
+  const response = await page.goto(`${app.url}/studio`);
+  expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+  await page.locator('#api-key').fill(app.apiKey);
+  await field('Open the studio', 'button').click();
+  await page.waitForSelector('.create');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+describe('the template studio', () => {
+  it('previews an html template as it is typed: the pixels follow the HTML and the sample data', async () => {
+    const templateId = await createTemplate({ name: 'Studio card', editor: 'html-editor', width: 400, height: 200 });
+    await typeInto('HTML', '<div style="position:fixed;inset:0;background:#ff0000"></div>');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [255, 0, 0], 'a red preview');
+
+    // A merge field becomes a sample-data input; what is typed there reaches the preview.
+    await typeInto('HTML', '<div style="position:fixed;inset:0;background:{{bg}}"></div>');
+    await field('bg').wait();
+    await typeInto('bg', '#0000ff');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 0, 255], 'a blue preview');
+
+    const content = await app.call('GET', `/api/v2/my-templates/${templateId}/html-editor`);
+    expect(content.body).toMatchObject({ html: '<div style="position:fixed;inset:0;background:{{bg}}"></div>', sampleData: { bg: '#0000ff' } });
+  });
+
+  it("never runs a template's HTML in the studio itself", async () => {
+    await createTemplate({ name: 'Hostile', editor: 'html-editor', width: 200, height: 100 });
+    await typeInto('HTML', '<img src="x" onerror="window.parent.__studioPwned = 1"><script>window.parent.__studioPwned = 2</script><p style="background:#00ff00;position:fixed;inset:0">x</p>');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 255, 0], 'the hostile template rendered, as an image');
+    expect(await page.evaluate('typeof window.__studioPwned')).toBe('undefined');
+  });
+
+  it('builds a canvas template from a TEXT and a QR_CODE component, moved and resized by dragging, and renders it', async () => {
+    const templateId = await createTemplate({ name: 'Studio canvas', editor: 'canvas-editor', width: 600, height: 300 });
+    await field('New component', 'combobox').fill('TEXT');
+    await page.locator('.add button').click();
+    await field('text (text)').wait();
+    await typeInto('text (text)', 'STUDIO');
+    await typeInto('fontSize (number)', '60', 'spinbutton');
+
+    await field('New component', 'combobox').fill('QR_CODE');
+    await page.locator('.add button').click();
+    await field('value (text)').wait();
+    await typeInto('value (text)', 'studio-e2e');
+
+    // Drag the QR code to the right half, then drag its corner to make it bigger.
+    const box = (await (await page.waitForSelector('[data-component="qr-code1"]'))?.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 350, box.y + box.height / 2 + 20, { steps: 8 });
+    await page.mouse.up();
+    const handle = (await (await page.waitForSelector('[data-handle="qr-code1"]'))?.boundingBox())!;
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(handle.x + handle.width / 2 + 60, handle.y + handle.height / 2 + 60, { steps: 8 });
+    await page.mouse.up();
+
+    const saved = await waitFor('the dragged QR code saved', async () => {
+      const { body } = await app.call('GET', `/api/v2/my-templates/${templateId}/components`);
+      const qr = body.components.find((component: { id: string }) => component.id === 'qr-code1');
+      return qr && qr.x > 300 && qr.width > 100 && qr.value === 'studio-e2e' ? body : undefined;
+    });
+    const qr = saved.components.find((component: { id: string }) => component.id === 'qr-code1');
+    expect(qr.height).toBe(qr.width);
+    expect(saved.components.find((component: { id: string }) => component.id === 'text1')).toMatchObject({ type: 'TEXT', text: 'STUDIO', fontSize: 60 });
+
+    // The preview is the service's render: the QR code decodes from its pixels and the text is dark ink.
+    const pixels = await waitFor('a preview with the QR code where it was dragged', async () => {
+      const element = await page.$('[data-testid=preview]');
+      const shot = element && (await pixelsOf(element));
+      const decoded = shot && decodeQr(shot.rgba, shot.width, shot.height);
+      return shot && decoded?.data === 'studio-e2e' && decoded.location.topLeftCorner.x > shot.width / 2 ? shot : undefined;
+    });
+    const scale = pixels.width / 600;
+    const text = saved.components.find((component: { id: string }) => component.id === 'text1');
+    let ink = 0;
+    for (let x = text.x; x < text.x + text.width; x += 2) {
+      for (let y = text.y; y < text.y + text.height; y += 2) if (pixels.at(x * scale, y * scale).every((channel) => channel < 90)) ink += 1;
+    }
+    expect(ink).toBeGreaterThan(50);
+    if (process.env.STUDIO_SCREENSHOT) await page.screenshot({ path: process.env.STUDIO_SCREENSHOT as `${string}.png` });
+  });
+
+  it('renders a canvas-html video, shows its progress, and plays it', async () => {
+    await createTemplate({ name: 'Studio video', editor: 'canvas-html', width: 320, height: 180, outputFormat: 'mp4', duration: 1000 });
+    await field('New component', 'combobox').fill('RECTANGLE');
+    await page.locator('.add button').click();
+    await field('fill (color)').wait();
+    await typeInto('fill (color)', '#00ff00');
+    await typeInto('width', '320', 'spinbutton');
+    await typeInto('height', '180', 'spinbutton');
+    await typeInto('x', '0', 'spinbutton');
+    await typeInto('y', '0', 'spinbutton');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 255, 0], 'a green still preview');
+
+    await field('Render mp4 (1000 ms)', 'button').click();
+    await page.waitForSelector('#video-progress');
+    const video = await page.waitForSelector('[data-testid=video]', { timeout: 60_000 });
+    await page.waitForFunction('(() => { const video = document.querySelector("[data-testid=video]"); return video.currentTime > 0.2 && !video.paused; })()', { timeout: 30_000 });
+    const frame = await pixelsOf(video!);
+    expect(near(frame.at(frame.width / 2, frame.height / 2), [0, 255, 0], 60)).toBe(true);
+  });
+
+  it('lists the renders with status, format and credits, and the usage of the organization', async () => {
+    await page.goto(`${app.url}/studio/#/results`);
+    const row = await page.waitForSelector('tr[data-result] >>> ::-p-text(mp4)');
+    expect(row).not.toBeNull();
+    const rows = await page.$$eval('tr[data-result]', (found) => found.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const videoRow = rows.find((cells) => cells[3] === 'mp4');
+    expect(videoRow?.[2]).toBe('done');
+    expect(Number(videoRow?.[4])).toBeGreaterThan(0);
+
+    await page.goto(`${app.url}/studio/#/usage`);
+    const used = await page.waitForSelector('[data-testid=credits-used]');
+    expect(await used?.evaluate((element) => element.textContent)).toMatch(/^[1-9]\d* of \d+$/);
+
+    // The key went out in headers only, never in a URL.
+    expect(requestedUrls.filter((url) => url.includes(app.apiKey))).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+  });
+});
