@@ -29,8 +29,9 @@ COPY --chown=node:node package.json package-lock.json ./
 RUN npm install --include=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --chown=node:node . .
-# The workflow bundle is built once here, not by every worker at start.
-RUN node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.json
+# The workflow bundle is built once here, not by every worker at start; the studio page too.
+RUN node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.json \
+  && node node_modules/vite/bin/vite.js build --config studio/vite.config.ts --logLevel warn
 
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
