@@ -122,8 +122,8 @@ describe('the template studio', () => {
     await field('New component', 'combobox').fill('TEXT');
     await page.locator('.add button').click();
     await field('text (text)').wait();
-    await typeInto('text (text)', 'STUDIO');
-    await typeInto('fontSize (number)', '60', 'spinbutton');
+    await typeInto('text (text)', 'Studio');
+    await typeInto('fontSize (number)', '48', 'spinbutton');
 
     await field('New component', 'combobox').fill('QR_CODE');
     await page.locator('.add button').click();
@@ -134,7 +134,7 @@ describe('the template studio', () => {
     const box = (await (await page.waitForSelector('[data-component="qr-code1"]'))?.boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
-    await page.mouse.move(box.x + box.width / 2 + 350, box.y + box.height / 2 + 20, { steps: 8 });
+    await page.mouse.move(box.x + box.width / 2 + 420, box.y + box.height / 2 + 20, { steps: 8 });
     await page.mouse.up();
     const handle = (await (await page.waitForSelector('[data-handle="qr-code1"]'))?.boundingBox())!;
     await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
@@ -149,7 +149,7 @@ describe('the template studio', () => {
     });
     const qr = saved.components.find((component: { id: string }) => component.id === 'qr-code1');
     expect(qr.height).toBe(qr.width);
-    expect(saved.components.find((component: { id: string }) => component.id === 'text1')).toMatchObject({ type: 'TEXT', text: 'STUDIO', fontSize: 60 });
+    expect(saved.components.find((component: { id: string }) => component.id === 'text1')).toMatchObject({ type: 'TEXT', text: 'Studio', fontSize: 48 });
 
     // The preview is the service's render: the QR code decodes from its pixels and the text is dark ink.
     const pixels = await waitFor('a preview with the QR code where it was dragged', async () => {
