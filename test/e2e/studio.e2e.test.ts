@@ -130,23 +130,26 @@ describe('the template studio', () => {
     await field('value (text)').wait();
     await typeInto('value (text)', 'studio-e2e');
 
-    // Drag the QR code to the right half, then drag its corner to make it bigger.
-    const box = (await (await page.waitForSelector('[data-component="qr-code1"]'))?.boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(box.x + box.width / 2 + 420, box.y + box.height / 2 + 20, { steps: 8 });
-    await page.mouse.up();
-    const handle = (await (await page.waitForSelector('[data-handle="qr-code1"]'))?.boundingBox())!;
-    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(handle.x + handle.width / 2 + 60, handle.y + handle.height / 2 + 60, { steps: 8 });
-    await page.mouse.up();
+    const savedQr = (what: string, holds: (qr: Record<string, any>) => boolean) =>
+      waitFor(what, async () => {
+        const { body } = await app.call('GET', `/api/v2/my-templates/${templateId}/components`);
+        const qr = body.components.find((component: { id: string }) => component.id === 'qr-code1');
+        return qr && holds(qr) ? body : undefined;
+      });
+    /** Presses on an element's centre and drags it by (dx, dy) screen pixels. */
+    const drag = async (selector: string, dx: number, dy: number) => {
+      const box = (await (await page.waitForSelector(selector))?.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width / 2 + dx, box.y + box.height / 2 + dy, { steps: 8 });
+      await page.mouse.up();
+    };
 
-    const saved = await waitFor('the dragged QR code saved', async () => {
-      const { body } = await app.call('GET', `/api/v2/my-templates/${templateId}/components`);
-      const qr = body.components.find((component: { id: string }) => component.id === 'qr-code1');
-      return qr && qr.x > 300 && qr.width > 100 && qr.value === 'studio-e2e' ? body : undefined;
-    });
+    // Drag the QR code to the right half; once that is saved (and the box redrawn there), drag its corner to make it bigger.
+    await drag('[data-component="qr-code1"]', 420, 20);
+    await savedQr('the moved QR code saved', (qr) => qr.x > 300 && qr.value === 'studio-e2e');
+    await drag('[data-handle="qr-code1"]', 60, 60);
+    const saved = await savedQr('the resized QR code saved', (qr) => qr.x > 300 && qr.width > 100);
     const qr = saved.components.find((component: { id: string }) => component.id === 'qr-code1');
     expect(qr.height).toBe(qr.width);
     expect(saved.components.find((component: { id: string }) => component.id === 'text1')).toMatchObject({ type: 'TEXT', text: 'Studio', fontSize: 48 });

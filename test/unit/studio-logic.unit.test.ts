@@ -4,6 +4,7 @@ import { sameOriginLink } from '../../studio/src/file-links.js';
 import { dragged, nudged } from '../../studio/src/geometry.js';
 import { sampleDataFor } from '../../studio/src/sample-data.js';
 import { parseTags } from '../../studio/src/tags.js';
+import { createSerialSave } from '../../studio/src/serial-save.js';
 
 describe('dragging on the studio preview', () => {
   const box = { x: 10, y: 20, width: 100, height: 50 };
@@ -60,5 +61,39 @@ describe('links and tags', () => {
 
   it('reads comma-separated tags without blanks or repeats', () => {
     expect(parseTags(' social, launch,,social ,')).toEqual(['social', 'launch']);
+  });
+});
+
+describe('saving from the studio', () => {
+  it('writes one value at a time, in the order asked, skipping what the service already holds', async () => {
+    const order: string[] = [];
+    let release: (() => void) | undefined;
+    const saver = createSerialSave<string>(async (value) => {
+      order.push(`start ${value}`);
+      if (value === 'slow') await new Promise<void>((resolve) => (release = resolve));
+      order.push(`end ${value}`);
+    });
+    saver.markSaved('loaded');
+    const skipped = saver.save('loaded');
+    const slow = saver.save('slow');
+    const fast = saver.save('fast');
+    await skipped;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(order).toEqual(['start slow']);
+    release?.();
+    await Promise.all([slow, fast]);
+    expect(order).toEqual(['start slow', 'end slow', 'start fast', 'end fast']);
+  });
+
+  it('goes on after a failed write, which its caller sees', async () => {
+    const written: string[] = [];
+    const saver = createSerialSave<string>(async (value) => {
+      if (value === 'bad') throw new Error('400');
+      written.push(value);
+    });
+    await expect(saver.save('bad')).rejects.toThrow('400');
+    await saver.save('good');
+    await saver.save('good');
+    expect(written).toEqual(['good']);
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { COMPONENT_TYPES } from '../../../domain/templates/components/component-document';
 import { api } from '../api-client';
 import { freshId } from '../component-values';
@@ -6,6 +6,7 @@ import type { Box } from '../geometry';
 import { StatusLine } from '../status-line';
 import type { Component, ComponentDocument, Template } from '../types';
 import { useDebouncedRender } from '../use-debounced-render';
+import { useSerialSave } from '../use-serial-save';
 import { ComponentForm } from './component-form';
 import { ComponentOverlay } from './component-overlay';
 import { PreviewImage } from './preview-image';
@@ -33,28 +34,29 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
   const [document, setDocument] = useState<ComponentDocument | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [adding, setAdding] = useState<string>('TEXT');
-  const saved = useRef<string | null>(null);
+  const saver = useSerialSave<ComponentDocument>(async (saved) => {
+    await api.json('PUT', path, saved);
+    await refresh();
+  });
 
   useEffect(() => {
     const controller = new AbortController();
     void api.json<ComponentDocument>('GET', path, undefined, controller.signal).then((loaded) => {
-      saved.current = JSON.stringify(loaded);
+      saver.markSaved(loaded);
       setDocument(loaded);
       setSelected(loaded.components[0]?.id ?? null);
     });
     return () => controller.abort();
   }, [path]);
 
-  /** Writes the document if it changed since the last save; the service answers a bad one with a 400 that says what is wrong. */
-  const save = async (signal?: AbortSignal) => {
-    if (!document || JSON.stringify(document) === saved.current) return;
-    await api.json('PUT', path, document, signal);
-    saved.current = JSON.stringify(document);
-    await refresh(signal);
+  /** Saves the document as it stands (the service answers a bad one with a 400 that says what is wrong). */
+  const save = async () => {
+    if (document) await saver.save(document);
   };
 
   const preview = useDebouncedRender(document ? JSON.stringify(document) : '', async (signal) => {
-    await save(signal);
+    await save();
+    signal.throwIfAborted();
     if (document?.components.length === 0) throw new Error('Add a component to see a preview.');
     return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, outputFormat: 'png', cache: true }, signal);
   });

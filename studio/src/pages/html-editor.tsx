@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api } from '../api-client';
 import { sampleDataFor } from '../sample-data';
 import { StatusLine } from '../status-line';
 import type { Template, TemplateContent } from '../types';
 import { useDebouncedRender } from '../use-debounced-render';
+import { useSerialSave } from '../use-serial-save';
 import { PreviewImage } from './preview-image';
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -19,13 +20,17 @@ export const HtmlEditor = ({ template, refresh }: { template: Template; refresh:
   const [content, setContent] = useState<{ html: string; css: string } | null>(null);
   const [sample, setSample] = useState<Record<string, string>>({});
   const [fields, setFields] = useState<readonly string[]>(() => (template.properties ?? []).map((property) => property.key));
-  const saved = useRef<string | null>(null);
+  const saver = useSerialSave<{ html: string; css: string; sampleData: Record<string, string> }>(async (body) => {
+    await api.json('PUT', path, body);
+    const fresh = await refresh();
+    setFields((fresh.properties ?? []).map((property) => property.key));
+  });
 
   useEffect(() => {
     const controller = new AbortController();
     void api.json<TemplateContent>('GET', path, undefined, controller.signal).then((loaded) => {
       const stored = Object.fromEntries(Object.entries(loaded.sampleData ?? {}).map(([field, value]) => [field, asText(value)]));
-      saved.current = JSON.stringify({ html: loaded.html, css: loaded.css ?? '', sampleData: stored });
+      saver.markSaved({ html: loaded.html, css: loaded.css ?? '', sampleData: stored });
       setSample(stored);
       setContent({ html: loaded.html, css: loaded.css ?? '' });
     }, () => setContent({ html: '', css: '' }));
@@ -37,13 +42,8 @@ export const HtmlEditor = ({ template, refresh }: { template: Template; refresh:
 
   const render = async (signal: AbortSignal): Promise<Blob> => {
     if (!content?.html.trim()) throw new Error('Write some HTML to see a preview.');
-    const body = { html: content.html, css: content.css, sampleData: sample };
-    if (JSON.stringify(body) !== saved.current) {
-      await api.json('PUT', path, body, signal);
-      saved.current = JSON.stringify(body);
-      const fresh = await refresh(signal);
-      setFields((fresh.properties ?? []).map((property) => property.key));
-    }
+    await saver.save({ html: content.html, css: content.css, sampleData: sample });
+    signal.throwIfAborted();
     return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, data: sample, outputFormat: 'png', cache: true }, signal);
   };
   const preview = useDebouncedRender(content ? JSON.stringify({ content, sample }) : '', render);
