@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import jsqr from 'jsqr';
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import sharp from 'sharp';
@@ -171,8 +172,8 @@ describe('the template studio', () => {
     if (process.env.STUDIO_SCREENSHOT) await page.screenshot({ path: process.env.STUDIO_SCREENSHOT as `${string}.png` });
   });
 
-  it('renders a canvas-html video, shows its progress, and plays it', async () => {
-    await createTemplate({ name: 'Studio video', editor: 'canvas-html', width: 320, height: 180, outputFormat: 'mp4', duration: 1000 });
+  it('animates a canvas-html component from the animation fields, renders the video with its progress, and plays it', async () => {
+    const templateId = await createTemplate({ name: 'Studio video', editor: 'canvas-html', width: 320, height: 180, outputFormat: 'mp4', duration: 1000 });
     await field('New component', 'combobox').fill('RECTANGLE');
     await page.locator('.add button').click();
     await field('fill (color)').wait();
@@ -183,12 +184,31 @@ describe('the template studio', () => {
     await typeInto('y', '0', 'spinbutton');
     await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 255, 0], 'a green still preview');
 
-    await field('Render mp4 (1000 ms)', 'button').click();
+    // A fade-in entry over the first 300 ms, from the animation fields: the still (time 0) shows the page without it.
+    await field('Add entry', 'button').click();
+    await typeInto('duration (ms)', '300', 'spinbutton');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [255, 255, 255], 'a still preview before the fade-in');
+    await waitFor('the entry saved as the API takes it', async () => {
+      const { body } = await app.call('GET', `/api/v2/my-templates/${templateId}/components`);
+      const animation = body.components[0]?.animation;
+      return isDeepStrictEqual(animation, { enter: { offset: 0, duration: 300, easing: 'ease-out', from: { opacity: 0 } } }) ? animation : undefined;
+    });
+
+    // From the keyboard: the form above may still grow or shrink as the saved template comes back, and move a mouse target.
+    await (await page.waitForSelector('::-p-aria([name="Render mp4 (1000 ms)"][role="button"])'))!.focus();
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#video-progress');
     const video = await page.waitForSelector('[data-testid=video]', { timeout: 60_000 });
     await page.waitForFunction('(() => { const video = document.querySelector("[data-testid=video]"); return video.currentTime > 0.2 && !video.paused; })()', { timeout: 30_000 });
-    const frame = await pixelsOf(video!);
-    expect(near(frame.at(frame.width / 2, frame.height / 2), [0, 255, 0], 60)).toBe(true);
+
+    // Paused at known times, the frames follow the animation: white at the start, green once faded in.
+    const frameAt = async (seconds: number) => {
+      await page.evaluate(`(() => { const video = document.querySelector("[data-testid=video]"); video.pause(); video.currentTime = ${seconds}; return new Promise((resolve) => video.addEventListener("seeked", resolve, { once: true })); })()`);
+      const frame = await pixelsOf(video!);
+      return frame.at(frame.width / 2, frame.height / 2);
+    };
+    expect(near(await frameAt(0.8), [0, 255, 0], 60)).toBe(true);
+    expect(near(await frameAt(0), [255, 255, 255], 60)).toBe(true);
   });
 
   it('lists the renders with status, format and credits, and the usage of the organization', async () => {

@@ -3,6 +3,7 @@ import { formatValue, freshId, parseValue } from '../../studio/src/component-val
 import { sameOriginLink } from '../../studio/src/file-links.js';
 import { dragged, nudged } from '../../studio/src/geometry.js';
 import { sampleDataFor } from '../../studio/src/sample-data.js';
+import { animationOf, nextStep, stepsOf, withValue } from '../../studio/src/animation.js';
 import { parseTags } from '../../studio/src/tags.js';
 import { createSerialSave } from '../../studio/src/serial-save.js';
 
@@ -95,5 +96,23 @@ describe('saving from the studio', () => {
     await saver.save('good');
     await saver.save('good');
     expect(written).toEqual(['good']);
+  });
+});
+
+describe('the animation form', () => {
+  it('writes entry, keyframes and exit as the API takes them, leaving empty values out', () => {
+    const entry = { ...nextStep([]), duration: 800, easing: 'ease-out' as const, values: withValue({}, 'x', '-200') };
+    const keyframe = { ...nextStep([entry]), values: withValue(withValue({}, 'scale', '1.5'), 'opacity', '') };
+    expect(keyframe.offset).toBe(800);
+    const animation = animationOf(entry, [keyframe], null);
+    expect(animation).toEqual({
+      enter: { offset: 0, duration: 800, easing: 'ease-out', from: { x: -200 } },
+      keyframes: [{ offset: 800, duration: 500, easing: 'ease-in-out', to: { scale: 1.5 } }],
+    });
+    expect(animationOf(stepsOf(animation).enter, stepsOf(animation).keyframes, stepsOf(animation).exit)).toEqual(animation);
+  });
+
+  it('drops the animation when nothing animates', () => {
+    expect(animationOf(null, [], null)).toBeUndefined();
   });
 });

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
+import type { ComponentAnimation } from '../../../domain/templates/components/component-document';
 import { formatValue, parseValue } from '../component-values';
 import type { Component, Property } from '../types';
+import { AnimationFields } from './animation-fields';
 
 const GEOMETRY = ['x', 'y', 'width', 'height', 'rotation', 'opacity', 'zIndex'] as const;
 
@@ -35,36 +37,6 @@ const PropertyField = ({ property, value, onChange }: { property: Property; valu
       ) : (
         <input id={id} type={property.type === 'number' ? 'number' : 'text'} step="any" value={text} onChange={(event) => change(event.target.value)} aria-invalid={problem !== null} />
       )}
-      {problem && <span className="problem">{problem}</span>}
-    </div>
-  );
-};
-
-/** canvas-html only: the component's enter, keyframes and exit, written as the API takes them. */
-const AnimationField = ({ value, onChange }: { value: unknown; onChange: (value: unknown) => void }) => {
-  const [text, setText] = useState(value === undefined ? '' : JSON.stringify(value, null, 2));
-  const [problem, setProblem] = useState<string | null>(null);
-  return (
-    <div className="field">
-      <label htmlFor="animation">Animation (JSON: enter, keyframes, exit)</label>
-      <textarea
-        id="animation"
-        spellCheck={false}
-        rows={8}
-        value={text}
-        placeholder={'{"enter": {"offset": 0, "duration": 800, "easing": "ease-out", "from": {"x": -200, "opacity": 0}}}'}
-        aria-invalid={problem !== null}
-        onChange={(event) => {
-          setText(event.target.value);
-          if (!event.target.value.trim()) {
-            setProblem(null);
-            return onChange(undefined);
-          }
-          const parsed = parseValue('json', event.target.value);
-          setProblem(parsed.ok ? null : 'not valid JSON yet');
-          if (parsed.ok) onChange(parsed.value);
-        }}
-      />
       {problem && <span className="problem">{problem}</span>}
     </div>
   );
@@ -112,7 +84,7 @@ export const ComponentForm = ({
         onChange={(value) => onChange({ [property.property ?? '']: value })}
       />
     ))}
-    {animated && <AnimationField key={component.id} value={component.animation} onChange={(animation) => onChange({ animation })} />}
+    {animated && <AnimationFields value={component.animation as ComponentAnimation | undefined} onChange={(animation) => onChange({ animation })} />}
   </form>
 );
 
