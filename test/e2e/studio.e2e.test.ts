@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import jsqr from 'jsqr';
@@ -14,6 +15,7 @@ import { waitFor } from '../support/wait-for.js';
 /** jsqr is a CommonJS bundle whose types declare an ES default export; `.default` satisfies both. */
 const decodeQr = jsqr.default;
 const studioDir = fileURLToPath(new URL('../../studio/dist', import.meta.url));
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let app: TestApp;
 let browser: Browser;
@@ -228,4 +230,37 @@ describe('the template studio', () => {
     expect(requestedUrls.filter((url) => url.includes(app.apiKey))).toEqual([]);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
   });
+
+  it('has no serious or critical accessibility violations on any of its pages (axe)', async () => {
+    // axe is injected as a script, which the studio's CSP would refuse: a second tab bypasses it for the audit only.
+    const audit = await browser.newPage();
+    try {
+      await audit.setBypassCSP(true);
+      await audit.goto(`${app.url}/studio/`);
+      await audit.evaluate(`sessionStorage.setItem('render-studio.api-key', ${JSON.stringify(app.apiKey)})`);
+      const templates = (await app.call('GET', '/api/v2/my-templates?size=50')).body as { identifier: string; editor: string }[];
+      const html = templates.find((template) => template.editor === 'html-editor');
+      const canvas = templates.find((template) => template.editor === 'canvas-html');
+      const pages: [string, string][] = [
+        ['#/templates', '.create'],
+        [`#/templates/${html?.identifier}`, '[data-testid=preview]'],
+        [`#/templates/${canvas?.identifier}`, '.component-form'],
+        ['#/results', 'tr[data-result]'],
+        ['#/usage', '[data-testid=credits-used]'],
+      ];
+      for (const [hash, ready] of pages) {
+        await audit.goto(`${app.url}/studio/${hash}`);
+        await audit.reload();
+        await audit.waitForSelector(ready);
+        await audit.addScriptTag({ path: axePath });
+        const violations = (await audit.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
+          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+          .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', ')))`)) as string[];
+        expect(violations, hash).toEqual([]);
+      }
+    } finally {
+      await audit.close();
+    }
+  });
 });
+

@@ -1,4 +1,4 @@
-import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import { Fragment, useRef, type KeyboardEvent, type PointerEvent } from 'react';
 import { dragged, nudged, type Box, type DragMode } from '../geometry';
 import type { Component } from '../types';
 
@@ -63,25 +63,27 @@ export const ComponentOverlay = ({
   return (
     <div className="overlay" ref={layer}>
       {components.map((component) => (
-        <div
-          key={component.id}
-          className={`box${component.id === selected ? ' selected' : ''}${component.locked ? ' locked' : ''}`}
-          style={{ left: percent(component.x, page.width), top: percent(component.y, page.height), width: percent(component.width, page.width), height: percent(component.height, page.height) }}
-          role="button"
-          tabIndex={0}
-          aria-label={`${component.id} (${component.type}): arrow keys move it`}
-          aria-pressed={component.id === selected}
-          data-component={component.id}
-          onPointerDown={(event) => begin(event, component, 'move')}
-          onPointerMove={move}
-          onPointerUp={end}
-          onPointerCancel={end}
-          onFocus={() => onSelect(component.id)}
-          onKeyDown={(event) => key(event, component, 'move')}
-        >
+        <Fragment key={component.id}>
+          <div
+            className={`box${component.id === selected ? ' selected' : ''}${component.locked ? ' locked' : ''}`}
+            style={{ left: percent(component.x, page.width), top: percent(component.y, page.height), width: percent(component.width, page.width), height: percent(component.height, page.height) }}
+            role="button"
+            tabIndex={0}
+            aria-label={`${component.id} (${component.type}): arrow keys move it`}
+            aria-pressed={component.id === selected}
+            data-component={component.id}
+            onPointerDown={(event) => begin(event, component, 'move')}
+            onPointerMove={move}
+            onPointerUp={end}
+            onPointerCancel={end}
+            onFocus={() => onSelect(component.id)}
+            onKeyDown={(event) => key(event, component, 'move')}
+          />
+          {/* A sibling of its box, not a child: one control may not hold another. */}
           {component.id === selected && !component.locked && (
             <span
               className="handle"
+              style={{ left: percent(component.x + component.width, page.width), top: percent(component.y + component.height, page.height) }}
               role="button"
               tabIndex={0}
               aria-label={`Resize ${component.id}: arrow keys change its size`}
@@ -93,7 +95,7 @@ export const ComponentOverlay = ({
               onKeyDown={(event) => key(event, component, 'resize')}
             />
           )}
-        </div>
+        </Fragment>
       ))}
     </div>
   );
