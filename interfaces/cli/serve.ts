@@ -32,6 +32,7 @@ export const serve = async ({ rendering }: Pick<RuntimeOptions, 'rendering'>): P
         `Rendering service is up at ${server.url}`,
         `Development API key (organization "${orgId}"), shown once:`,
         `  ${key}`,
+        `Template studio: ${server.url}/studio (paste the key there)`,
         'Try:',
         `  curl -s -H 'x-api-key: ${key}' ${server.url}/api/v2/my-templates`,
         '',

@@ -75,4 +75,16 @@ describe('npm run api beside npm run worker', () => {
     expect(await chromiumProcessesUnder(worker.child.pid)).toBeGreaterThan(0);
     expect(await chromiumProcessesUnder(api.child.pid)).toBe(0);
   });
+
+  it('serves the studio page and its script from the API process, under its CSP, without a key', async () => {
+    const page = await fetch(`${api.url}/studio/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = (await page.text()).match(/src="(\/studio\/assets\/[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${api.url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toContain('javascript');
+  });
 });
+
