@@ -2,7 +2,8 @@
 FROM node:24-bookworm-slim
 
 # Chromium renders (chrome-headless-shell draws video frames on demand), ffmpeg encodes video, and the fonts are the families templates commonly name,
-# so text renders in the intended face rather than a fallback.
+# so text renders in the intended face rather than a fallback; Noto covers the world's scripts (core: Thai, Indic,
+# Arabic, Hebrew; cjk: Chinese, Japanese, Korean; color-emoji: emoji) so no text draws as empty boxes.
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     ca-certificates \
@@ -13,6 +14,7 @@ RUN apt-get update \
     fonts-dejavu-core \
     fonts-liberation2 \
     fonts-noto-core \
+    fonts-noto-cjk \
     fonts-noto-color-emoji \
     fonts-roboto \
     fonts-open-sans \

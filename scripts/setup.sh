@@ -26,11 +26,15 @@ ensure_node_modules() {
 
 # Renders need Chromium, video needs ffmpeg (and chrome-headless-shell, whose frames are drawn on
 # demand: a quarter less CPU per frame), and templates name common font families that must resolve
-# to real fonts rather than a fallback, or images differ from what designers expect.
+# to real fonts rather than a fallback, or images differ from what designers expect. The world's
+# scripts draw as glyphs, not boxes: fonts-noto-core has Thai, Devanagari, Bengali, Tamil, Arabic and
+# Hebrew, fonts-noto-cjk Chinese, Japanese and Korean, fonts-noto-color-emoji colour emoji.
+# poppler-utils (pdftoppm, pdftotext) lets the tests look inside rendered PDFs.
 SYSTEM_PACKAGES=(
   chromium chromium-headless-shell ffmpeg fontconfig
-  fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-color-emoji
+  fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   fonts-roboto fonts-open-sans fonts-lato
+  poppler-utils
 )
 
 is_installed() {
