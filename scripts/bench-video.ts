@@ -33,6 +33,7 @@ import { bundleWorkflows } from '../infrastructure/temporal/temporal-worker.js';
 import { createRuntime } from '../interfaces/composition-root.js';
 import { createBrowserPool, type BrowserPool } from '../infrastructure/rendering/browser-pool.js';
 import { prepareRenderPage } from '../infrastructure/rendering/page-confinement.js';
+import { NO_ORG_ASSETS } from '../infrastructure/rendering/org-assets.js';
 import { prepareTemplateHost } from '../infrastructure/rendering/template-document.js';
 import { createHostPolicy } from '../infrastructure/rendering/network-guard.js';
 import { startEncoder } from '../infrastructure/video/ffmpeg-encoder.js';
@@ -451,7 +452,7 @@ try {
   const poolSetup = {
     logger,
     extraArgs: config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : [],
-    preparePage: prepareRenderPage(hostPolicy),
+    preparePage: prepareRenderPage(hostPolicy, NO_ORG_ASSETS),
     resetPage: prepareTemplateHost,
   };
   // As the worker has them: frames drawn on demand by chrome-headless-shell, one page per browser;

@@ -1,4 +1,5 @@
 import type { ApiKeyScope } from '../../domain/accounts/account-events.js';
+import type { FontFormat, FontStyle, ImageUploadType } from '../../domain/accounts/asset-events.js';
 import type { Editor, OutputFormat } from '../../domain/templates/template-settings.js';
 import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
 import type { TemplateProperty } from '../../domain/templates/components/template-properties.js';
@@ -68,7 +69,10 @@ export interface AccountView {
   readonly creditsUsed: number;
   readonly renewalAmount: number;
   readonly nextRenewalAt: string;
+  /** Bytes of stored result files and uploaded fonts and images. */
   readonly uploadsUsed: number;
+  /** The part of uploadsUsed that uploaded fonts and images take. */
+  readonly assetsBytes: number;
   readonly uploadsTotal: number;
 }
 
@@ -170,4 +174,41 @@ export interface ResultReadModel {
   findCached(orgId: string, cacheKey: string): Promise<CachedFile | null>;
   /** Requests of every organization still pending that were made before `before`, oldest first. */
   stalePending(before: Date, limit: number): Promise<{ readonly requestId: string; readonly orgId: string }[]>;
+}
+
+/** An organization's uploaded font. */
+export interface FontView {
+  readonly id: string;
+  readonly orgId: string;
+  readonly family: string;
+  readonly originalName: string;
+  readonly weight: number;
+  readonly style: FontStyle;
+  readonly format: FontFormat;
+  readonly subsets: readonly string[];
+  readonly category: string;
+  readonly bytes: number;
+  readonly storageKey: string;
+  readonly createdAt: Date;
+}
+
+/** An organization's uploaded image. */
+export interface UploadView {
+  readonly id: string;
+  readonly orgId: string;
+  readonly contentType: ImageUploadType;
+  readonly bytes: number;
+  readonly width: number;
+  readonly height: number;
+  readonly storageKey: string;
+  readonly createdAt: Date;
+}
+
+/** Uploaded fonts and images; every lookup is scoped to one organization. */
+export interface AssetReadModel {
+  listFonts(orgId: string): Promise<FontView[]>;
+  getFont(orgId: string, fontId: string): Promise<FontView | null>;
+  /** Newest first; `page` is zero-based. */
+  listUploads(orgId: string, paging: { readonly page: number; readonly size: number }): Promise<{ items: UploadView[]; total: number }>;
+  getUpload(orgId: string, uploadId: string): Promise<UploadView | null>;
 }

@@ -10,6 +10,8 @@ import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
+import type { AssetReadModel } from '../ports/read-models.js';
+import { withFontFaces } from '../fonts/font-faces.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { createAccountCommands } from '../requests/account-commands.js';
@@ -29,6 +31,7 @@ export interface RenderStepsDeps extends CommandDeps {
   readonly merger: TemplateMerger;
   readonly canvas: CanvasRenderer;
   readonly metrics: Metrics;
+  readonly assets: Pick<AssetReadModel, 'listFonts'>;
 }
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
@@ -61,8 +64,8 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return template;
   };
 
-  /** The template's page with the request's data: merged markup, or the canvas drawn from its components. */
-  const pageOf = async (
+  /** The template's markup with the request's data: merged html, or the canvas drawn from its components. */
+  const documentOf = async (
     template: Awaited<ReturnType<typeof templateAt>>,
     data: Record<string, unknown>,
     size: Omit<RenderDocument, 'html'>,
@@ -75,6 +78,16 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     }
     const content = template.content ?? { html: '', css: '', sampleData: {} };
     return htmlDocument(deps.merger.merge(content.html, { ...content.sampleData, ...data }), content.css, size);
+  };
+
+  /** The page to render: the template's document with its organization's uploaded fonts declared. */
+  const pageOf = async (
+    template: Awaited<ReturnType<typeof templateAt>>,
+    data: Record<string, unknown>,
+    size: Omit<RenderDocument, 'html'>,
+  ): Promise<RenderDocument> => {
+    const [document, fonts] = await Promise.all([documentOf(template, data, size), deps.assets.listFonts(template.fields.orgId)]);
+    return withFontFaces(document, fonts);
   };
 
   return {
@@ -100,9 +113,12 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       const format = spec.format;
       return measuredRender(deps.metrics, { kind: 'image', format }, async () => {
         const template = await templateAt(spec.templateId, spec.templateRevision);
-        const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime };
+        // An html template printed is a document of as many pages as it needs; a canvas is one design.
+        const paged = format === 'pdf' && spec.editor === 'html-editor' ? { paged: true, title: spec.templateName } : {};
+        const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime, ...paged };
         const document = await pageOf(template, spec.data, size);
-        const rendered = await deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop });
+        const options = { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard };
+        const rendered = await deps.engine.render(document, options);
         const storageKey = storageKeyOf(request);
         await deps.storage.put(storageKey, rendered.content, rendered.contentType);
         return {

@@ -1,3 +1,4 @@
+import type { AssetCommand } from './asset-commands.js';
 import type { ApiKeyScope, Plan } from './account-events.js';
 
 export interface OpenAccount {
@@ -58,4 +59,5 @@ export type AccountCommand =
   | ChargeCredits
   | RefundCredits
   | IssueWebhookSecret
-  | RotateWebhookSecret;
+  | RotateWebhookSecret
+  | AssetCommand;

@@ -22,6 +22,7 @@ import type {
   WebhookSecretRotated,
 } from './account-events.js';
 import { isAccountEvent } from './account-events.js';
+import { deleteFont, deleteUpload, storeUpload, uploadFont } from './asset-decisions.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
 import { chargedFor, wasRefunded } from './credit-movements.js';
 import { isRenewalDue, renewalAfter } from './billing-period.js';
@@ -136,6 +137,14 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
       return issueWebhookSecret(command, state);
     case 'RotateWebhookSecret':
       return rotateWebhookSecret(command, state);
+    case 'UploadFont':
+      return uploadFont(command, state);
+    case 'DeleteFont':
+      return deleteFont(command, state);
+    case 'StoreUpload':
+      return storeUpload(command, state);
+    case 'DeleteUpload':
+      return deleteUpload(command, state);
     default:
       return assertNever(command);
   }

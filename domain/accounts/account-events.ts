@@ -1,4 +1,5 @@
 import { eventGuard, type DomainEvent } from '../shared/events.js';
+import type { AssetEvent } from './asset-events.js';
 
 const ACCOUNT_STREAM_PREFIX = 'account-';
 
@@ -77,7 +78,8 @@ export type AccountEvent =
   | CreditsRefunded
   | CreditsRenewed
   | WebhookSecretIssued
-  | WebhookSecretRotated;
+  | WebhookSecretRotated
+  | AssetEvent;
 
 export const isAccountEvent = eventGuard<AccountEvent>({
   AccountOpened: true,
@@ -88,4 +90,8 @@ export const isAccountEvent = eventGuard<AccountEvent>({
   CreditsRenewed: true,
   WebhookSecretIssued: true,
   WebhookSecretRotated: true,
+  FontUploaded: true,
+  FontDeleted: true,
+  UploadStored: true,
+  UploadDeleted: true,
 });

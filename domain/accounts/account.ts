@@ -9,6 +9,12 @@ export interface ApiKeyState {
   readonly revoked: boolean;
 }
 
+/** A font or image of the organization's, as much as the quota needs to know of it. */
+export interface AssetState {
+  readonly kind: 'font' | 'image';
+  readonly bytes: number;
+}
+
 export interface OpenAccountState {
   readonly status: 'open';
   readonly orgId: string;
@@ -23,6 +29,8 @@ export interface OpenAccountState {
   readonly webhookSecret: StoredSecret | null;
   /** The secret a rotation replaced, and when: it keeps signing alongside the new one for a grace period. */
   readonly previousWebhookSecret: { readonly secret: StoredSecret; readonly rotatedAt: string } | null;
+  /** Uploaded fonts and images by id; deleted ones are gone. */
+  readonly assets: ReadonlyMap<string, AssetState>;
 }
 
 export type Account = { readonly status: 'absent' } | OpenAccountState;
@@ -30,6 +38,16 @@ export type Account = { readonly status: 'absent' } | OpenAccountState;
 export const initialAccount = (): Account => ({ status: 'absent' });
 
 export const creditsLeft = (account: OpenAccountState): number => account.plan.credits - account.creditsUsed;
+
+/** Bytes of upload storage the organization's fonts and images take. */
+export const assetBytes = (account: OpenAccountState): number => [...account.assets.values()].reduce((total, asset) => total + asset.bytes, 0);
+
+const withAsset = (state: OpenAccountState, id: string, asset: AssetState | null): OpenAccountState => {
+  const assets = new Map(state.assets);
+  if (asset) assets.set(id, asset);
+  else assets.delete(id);
+  return { ...state, assets };
+};
 
 export const evolveAccount = (state: Account, event: AccountEvent): Account => {
   if (event.type === 'AccountOpened') {
@@ -44,6 +62,7 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       movements: null,
       webhookSecret: null,
       previousWebhookSecret: null,
+      assets: new Map(),
     };
   }
   if (state.status !== 'open') return state;
@@ -83,6 +102,14 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
         webhookSecret: event.data.secret,
         previousWebhookSecret: state.webhookSecret === null ? null : { secret: state.webhookSecret, rotatedAt: event.data.rotatedAt },
       };
+    case 'FontUploaded':
+      return withAsset(state, event.data.fontId, { kind: 'font', bytes: event.data.bytes });
+    case 'UploadStored':
+      return withAsset(state, event.data.uploadId, { kind: 'image', bytes: event.data.bytes });
+    case 'FontDeleted':
+      return withAsset(state, event.data.fontId, null);
+    case 'UploadDeleted':
+      return withAsset(state, event.data.uploadId, null);
     default:
       return assertNever(event);
   }

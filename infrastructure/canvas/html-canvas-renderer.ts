@@ -128,7 +128,8 @@ export const createHtmlCanvasRenderer = (): CanvasRenderer => ({
     const hasVideo = document.components.some((component) => component.type === 'VIDEO');
     const css = [
       `html,body{margin:0;padding:0;width:${page.width}px;height:${page.height}px;overflow:hidden;background:${document.background ?? DEFAULT_BACKGROUND}}`,
-      `body{font-family:${DEFAULT_FONT}}`,
+      // DejaVu Sans draws some emoji (U+1F600-1F64F) in black and white; emoji-by-default characters take the colour font.
+      `body{font-family:${DEFAULT_FONT};font-variant-emoji:unicode}`,
       '.cv{position:absolute;box-sizing:border-box;transform-origin:50% 50%}',
       '.cv canvas{display:block}',
     ].join('');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_SCOPES, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { FONT_FORMATS, FONT_STYLES, IMAGE_UPLOAD_TYPES } from '../../domain/accounts/asset-events.js';
 import { SEALED_SECRET } from '../security/aes-gcm-secret-sealer.js';
 import { id, isoDate, isoTime } from './common-schemas.js';
 import { eventSchema, type EventSchemas } from './versioned-event-schema.js';
@@ -12,6 +13,9 @@ const credits = z.number().int().nonnegative();
  */
 const sealedSecret = z.strictObject({ sealed: z.string().regex(SEALED_SECRET, 'must be a sealed secret') });
 const plainSecretV1 = (v1: Record<string, unknown>) => ({ ...v1, secret: { plain: v1.secret } });
+
+const bytes = z.number().int().nonnegative();
+const pixels = z.number().int().positive();
 
 const plan = z.object({
   name: z.string(),
@@ -42,4 +46,24 @@ export const accountEventSchemas: EventSchemas<AccountEvent> = {
   CreditsRenewed: eventSchema(z.object({ credits, periodStartedAt: isoTime, nextRenewalAt: isoDate })),
   WebhookSecretIssued: eventSchema(z.object({ orgId: id, secret: sealedSecret, issuedAt: isoTime }), plainSecretV1),
   WebhookSecretRotated: eventSchema(z.object({ orgId: id, secret: sealedSecret, rotatedAt: isoTime }), plainSecretV1),
+  FontUploaded: eventSchema(
+    z.object({
+      fontId: id,
+      family: z.string().min(1),
+      originalName: z.string(),
+      weight: z.number().int().min(1).max(1000),
+      style: z.enum(FONT_STYLES),
+      format: z.enum(FONT_FORMATS),
+      subsets: z.array(z.string().min(1)),
+      category: z.string().min(1),
+      bytes,
+      storageKey: id,
+      uploadedAt: isoTime,
+    }),
+  ),
+  FontDeleted: eventSchema(z.object({ fontId: id, bytes, deletedAt: isoTime })),
+  UploadStored: eventSchema(
+    z.object({ uploadId: id, contentType: z.enum(IMAGE_UPLOAD_TYPES), bytes, width: pixels, height: pixels, storageKey: id, storedAt: isoTime }),
+  ),
+  UploadDeleted: eventSchema(z.object({ uploadId: id, bytes, deletedAt: isoTime })),
 };

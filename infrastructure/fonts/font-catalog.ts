@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { variantName } from '../../application/fonts/font-dto.js';
 import type { FontCatalog, FontDto } from '../../application/ports/font-catalog.js';
 
 const run = promisify(execFile);
@@ -86,10 +87,7 @@ export const parseFcList = (output: string): Face[] =>
       file,
     }));
 
-const variantName = (weight: number, italic: boolean) =>
-  weight === 400 ? (italic ? 'italic' : 'regular') : `${weight}${italic ? 'italic' : ''}`;
-
-const categoryOf = (family: string, faces: readonly Face[]): string => {
+export const categoryOf = (family: string, faces: readonly Pick<Face, 'fixedWidth'>[]): string => {
   // Before the fixed-width check: colour emoji fonts declare fixed spacing.
   if (/emoji|symbol|music|icons?\b|display|decorative/i.test(family)) return 'display';
   if (faces.some((face) => face.fixedWidth) || /\bmono\b|code|courier|consol/i.test(family)) return 'monospace';

@@ -20,7 +20,8 @@ const storesFile = (event: RecordedEvent<AccountsProjectionEvent>): event is Rec
 /**
  * An organization's account. Uploads used = bytes of its stored, undeleted files: a completion that
  * stored a file adds its bytes (render completions are recorded in the context of the request's
- * organization), a deletion takes back what the stored-file row kept.
+ * organization), a deletion takes back what the stored-file row kept; uploaded fonts and images
+ * add theirs and their deletions (which carry the bytes) take them back.
  */
 export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): AccountRow | null => {
   switch (event.type) {
@@ -38,6 +39,7 @@ export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<Accou
         renewalAmount: plan.renewalAmount,
         nextRenewalAt: plan.nextRenewalAt,
         uploadsUsed: 0,
+        assetsBytes: 0,
         uploadsTotal: plan.uploadsBytes,
         createdAt: new Date(openedAt),
       };
@@ -52,6 +54,12 @@ export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<Accou
       return row && storesFile(event) ? { ...row, uploadsUsed: row.uploadsUsed + event.data.bytes } : row;
     case 'ResultDeleted':
       return row && stored ? { ...row, uploadsUsed: row.uploadsUsed - stored.bytes } : row;
+    case 'FontUploaded':
+    case 'UploadStored':
+      return row && { ...row, uploadsUsed: row.uploadsUsed + event.data.bytes, assetsBytes: row.assetsBytes + event.data.bytes };
+    case 'FontDeleted':
+    case 'UploadDeleted':
+      return row && { ...row, uploadsUsed: row.uploadsUsed - event.data.bytes, assetsBytes: row.assetsBytes - event.data.bytes };
     case 'ApiKeyIssued':
     case 'ApiKeyRevoked':
     case 'WebhookSecretIssued':

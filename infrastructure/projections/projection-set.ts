@@ -4,13 +4,14 @@ import type { EventStore } from '../../application/ports/event-store.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { accountsProjection } from './accounts-projection.js';
+import { assetsProjection } from './assets-projection.js';
 import { documentStore } from './document-store.js';
 import type { Projection } from './projection.js';
 import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
 import { resultsProjection } from './results-projection.js';
 import { templatesProjection } from './templates-projection.js';
 
-export const allProjections: readonly Projection[] = [documentStore(templatesProjection), documentStore(accountsProjection), documentStore(resultsProjection)];
+export const allProjections: readonly Projection[] = [documentStore(templatesProjection), documentStore(accountsProjection), documentStore(resultsProjection), documentStore(assetsProjection)];
 
 /** A bounded wait: a slow projection delays a response, it never hangs it. */
 const DEFAULT_WAIT_MS = 5000;

@@ -24,6 +24,7 @@ const toAccountView = (row: AccountRow): AccountView => ({
   renewalAmount: row.renewalAmount,
   nextRenewalAt: row.nextRenewalAt,
   uploadsUsed: row.uploadsUsed,
+  assetsBytes: row.assetsBytes,
   uploadsTotal: row.uploadsTotal,
 });
 

@@ -67,7 +67,10 @@ export const AccountRow = defineEntity({
     creditsUsed: p.integer().default(0),
     renewalAmount: p.integer(),
     nextRenewalAt: p.string(),
+    /** Bytes of stored result files and uploaded fonts and images together. */
     uploadsUsed: p.bigint('number').default(0),
+    /** The part of uploadsUsed that uploaded fonts and images take. */
+    assetsBytes: p.bigint('number').default(0),
     uploadsTotal: p.bigint('number'),
     createdAt: p.datetime(),
   },
@@ -144,6 +147,46 @@ export const StoredFileRow = defineEntity({
 });
 export type StoredFileRow = InferEntity<typeof StoredFileRow>;
 
+/** An organization's uploaded font; a deleted font's row goes. */
+export const FontRow = defineEntity({
+  name: 'FontRow',
+  tableName: 'fonts',
+  properties: {
+    id: p.string().primary(),
+    orgId: p.string().index(),
+    family: p.string(),
+    originalName: p.string(),
+    weight: p.integer(),
+    style: p.string(),
+    format: p.string(),
+    subsets: p.array(),
+    category: p.string(),
+    bytes: p.bigint('number'),
+    storageKey: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+export type FontRow = InferEntity<typeof FontRow>;
+
+/** An organization's uploaded image; a deleted upload's row goes. */
+export const UploadRow = defineEntity({
+  name: 'UploadRow',
+  tableName: 'uploads',
+  properties: {
+    id: p.string().primary(),
+    orgId: p.string(),
+    contentType: p.string(),
+    bytes: p.bigint('number'),
+    width: p.integer(),
+    height: p.integer(),
+    storageKey: p.string(),
+    createdAt: p.datetime(),
+  },
+  // Listed newest first per organization, paged like results.
+  indexes: [{ properties: ['orgId', 'createdAt'] }],
+});
+export type UploadRow = InferEntity<typeof UploadRow>;
+
 /** Last global position each projection applied; written in the same transaction as its rows. */
 export const ProjectionCheckpoint = defineEntity({
   name: 'ProjectionCheckpoint',
@@ -155,4 +198,4 @@ export const ProjectionCheckpoint = defineEntity({
 });
 export type ProjectionCheckpoint = InferEntity<typeof ProjectionCheckpoint>;
 
-export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, ProjectionCheckpoint];
+export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, FontRow, UploadRow, ProjectionCheckpoint];

@@ -30,8 +30,8 @@ export interface BrowserPoolOptions {
   extraArgs?: readonly string[];
   /** Pages that draw only when a video frame asks (chrome-headless-shell); see BEGIN_FRAME_ARGS. */
   framesOnDemand?: boolean;
-  /** Runs once on every new page before a render gets it: per-page setup every render needs. */
-  preparePage?: (page: Page) => Promise<void>;
+  /** Runs once on every new page, for the organization it belongs to, before a render gets it: per-page setup every render needs. */
+  preparePage?: (page: Page, tenant: string) => Promise<void>;
   /** Readies a used page for the next render (about:blank when not given). */
   resetPage?: (page: Page, cdp: CDPSession) => Promise<unknown>;
   logger: Logger;

@@ -20,7 +20,7 @@ export interface BrowserSlotOptions {
   /** A page is replaced after this many renders, which bounds what a long-lived document can accumulate. */
   readonly maxUsesPerPage: number;
   /** Per-page setup every render needs (network guard, dialogs, popups), done once per page. */
-  readonly preparePage?: (page: Page) => Promise<void>;
+  readonly preparePage?: (page: Page, tenant: string) => Promise<void>;
   /**
    * Readies a page for its next render once a render is done with it, stopping whatever the last
    * document still runs (timers, animation frames); about:blank when not given.
@@ -151,7 +151,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     try {
       const page = browserSession ? await newFrameOnDemandPage(browserSession, context) : await context.newPage();
       const cdp = await page.createCDPSession();
-      await options.preparePage?.(page);
+      await options.preparePage?.(page, tenant);
       const crashed = new Promise<never>((_, reject) => {
         page.once('error', (error) => reject(validationError(`The page crashed while rendering (${error.message}); it may use too much memory`)));
       });

@@ -1,5 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import type { HostPolicy } from './network-guard.js';
+import { serveOrgAssets, type OrgAssetSource } from './org-assets.js';
 import { serveTemplateDocuments } from './template-document.js';
 
 /*
@@ -27,11 +28,15 @@ export const confinePage = async (page: Page): Promise<void> => {
   await page.evaluateOnNewDocument(NO_ESCAPE_HATCHES);
 };
 
-/** Everything a pool page needs once, in order: its documents are served before the guard refuses `.invalid`. */
+/**
+ * Everything a pool page needs once, in order: its documents and its organization's uploaded files
+ * are served before the guard refuses `.invalid` and private addresses.
+ */
 export const prepareRenderPage =
-  (hostPolicy: HostPolicy) =>
-  async (page: Page): Promise<void> => {
+  (hostPolicy: HostPolicy, assets: OrgAssetSource) =>
+  async (page: Page, tenant: string): Promise<void> => {
     serveTemplateDocuments(page);
+    serveOrgAssets(page, tenant, assets);
     await confinePage(page);
     await hostPolicy.guardPage(page);
   };

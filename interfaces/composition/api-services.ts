@@ -1,7 +1,10 @@
 import { createAccountService } from '../../application/accounts/account-service.js';
 import { createUsageService } from '../../application/accounts/usage-service.js';
 import { createAuditService } from '../../application/audit/audit-service.js';
+import { uploadFilePath } from '../../application/assets/asset-locations.js';
 import { createCaptureService } from '../../application/captures/capture-service.js';
+import { createFontService } from '../../application/fonts/font-service.js';
+import { createUploadService } from '../../application/uploads/upload-service.js';
 import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
 import { createRenderService } from '../../application/renders/render-service.js';
 import { createRequestListService } from '../../application/requests/request-list-service.js';
@@ -11,6 +14,8 @@ import { createEventIntegrity } from '../../infrastructure/audit/event-integrity
 import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-model.js';
 import type { Config } from '../../infrastructure/config/config.js';
 import { createFontconfigCatalog } from '../../infrastructure/fonts/font-catalog.js';
+import { fontkitInspector } from '../../infrastructure/fonts/font-inspector.js';
+import { sharpImageInspector } from '../../infrastructure/uploads/image-inspector.js';
 import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.js';
 import { systemClock } from '../../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
@@ -22,6 +27,7 @@ import { healthCheck } from './health.js';
 /** The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or nothing). */
 export const createApiServices = (foundation: Foundation, orchestrator: RenderOrchestrator, config: Config, operations: Operations): AppServices => {
   const { commandDeps, readModels, projections, links, storage, eventStore, hostPolicy } = foundation;
+  const assetDeps = { ...commandDeps, accounts: readModels.accounts, storage, progress: projections, assets: readModels.assets };
   const renderLimits = { syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS, urls: hostPolicy, links, progress: projections, orchestrator };
   return {
     accounts: createAccountService({
@@ -36,7 +42,8 @@ export const createApiServices = (foundation: Foundation, orchestrator: RenderOr
     templates: createTemplateService({ ...commandDeps, templates: readModels.templates, progress: projections, mergeFields: mustacheMergeFields }),
     results: createResultService({ ...commandDeps, results: readModels.results, progress: projections, storage, links }),
     usage: createUsageService({ accounts: readModels.accounts, clock: systemClock }),
-    fonts: createFontconfigCatalog(),
+    fonts: createFontService({ ...assetDeps, catalog: createFontconfigCatalog(), fontInspector: fontkitInspector }),
+    uploads: createUploadService({ ...assetDeps, imageInspector: sharpImageInspector, hrefOf: (uploadId) => `${foundation.publicBaseUrl}${uploadFilePath(uploadId)}` }),
     renders: createRenderService({
       ...commandDeps,
       ...renderLimits,

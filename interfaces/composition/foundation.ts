@@ -4,6 +4,7 @@ import { createEventStore } from '../../infrastructure/event-store/create-event-
 import { resolveDatabaseUrl } from '../../infrastructure/postgres/embedded-postgres.js';
 import { createProjectionSet } from '../../infrastructure/projections/projection-set.js';
 import { createAccountReadModel } from '../../infrastructure/read-models/account-read-model.js';
+import { createAssetReadModel } from '../../infrastructure/read-models/asset-read-model.js';
 import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../../infrastructure/read-models/cached-read-models.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
@@ -43,7 +44,9 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
     templates: runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm),
     cachedResults: runProjections ? cachedResultReadModel(results, projections) : results,
     results,
+    assets: createAssetReadModel(orm),
   };
+  const publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
 
   return {
     databaseUrl: database.url,
@@ -54,8 +57,9 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
     readModels,
     commandDeps: { eventStore, clock: systemClock, ids: uuidV7Ids },
     storage: createFileStorage(config),
+    publicBaseUrl,
     links: createResultLinks({
-      baseUrl: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`,
+      baseUrl: publicBaseUrl,
       secret: await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR }),
     }),
     secretSealer: await loadSecretSealer({ configured: config.SECRETS_ENCRYPTION_KEY, dataDir: config.DATA_DIR }),

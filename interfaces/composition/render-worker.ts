@@ -13,6 +13,7 @@ import { createBrowserPool, type BrowserPoolOptions } from '../../infrastructure
 import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { startEgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
 import { createPageCapturer } from '../../infrastructure/rendering/page-capture.js';
+import { createOrgAssetSource } from '../../infrastructure/rendering/org-assets.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 import { loadWorkflowBundle, startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
@@ -66,7 +67,7 @@ export interface RenderWorkerOptions {
 
 /** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
 export const startRenderWorker = async (foundation: Foundation, config: Config, logger: Logger, lifetime: Lifetime, options: RenderWorkerOptions) => {
-  const { commandDeps, storage, links, hostPolicy, eventStore } = foundation;
+  const { commandDeps, storage, links, hostPolicy, eventStore, readModels } = foundation;
   // The worker and then the pool each get a share of the shutdown budget, so stopping ends in time
   // even while a render hangs; the process exits hard when the whole budget is spent anyway.
   const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
@@ -74,7 +75,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
   lifetime.defer(() => egress.close());
   // Every page, whichever pool it is in, is confined the same way and reaches the network only through the proxy.
   const browserSetup = {
-    preparePage: prepareRenderPage(hostPolicy),
+    preparePage: prepareRenderPage(hostPolicy, createOrgAssetSource({ assets: readModels.assets, storage, publicOrigin: new URL(foundation.publicBaseUrl).origin })),
     resetPage: prepareTemplateHost,
     extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
     logger,
@@ -102,6 +103,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     merger: mustacheMerger,
     canvas: createHtmlCanvasRenderer(),
     metrics: options.metrics.metrics,
+    assets: readModels.assets,
   });
   const videoSteps = createVideoSteps({
     ...commandDeps,

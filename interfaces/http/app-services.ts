@@ -2,7 +2,8 @@ import type { Store } from 'express-rate-limit';
 import type { AccountService } from '../../application/accounts/account-service.js';
 import type { AuditService } from '../../application/audit/audit-service.js';
 import type { UsageService } from '../../application/accounts/usage-service.js';
-import type { FontCatalog } from '../../application/ports/font-catalog.js';
+import type { FontService } from '../../application/fonts/font-service.js';
+import type { UploadService } from '../../application/uploads/upload-service.js';
 import type { ResultService } from '../../application/results/result-service.js';
 import type { RenderService } from '../../application/renders/render-service.js';
 import type { CaptureService } from '../../application/captures/capture-service.js';
@@ -38,7 +39,8 @@ export interface AppServices {
   readonly accounts: AccountService;
   readonly results: ResultService;
   readonly usage: UsageService;
-  readonly fonts: FontCatalog;
+  readonly fonts: FontService;
+  readonly uploads: UploadService;
   readonly renders: RenderService;
   readonly captures: CaptureService;
   /** The deprecated v1 requests list. */

@@ -1,5 +1,9 @@
 import { Router } from 'express';
+import { MAX_FONT_BYTES } from '../../application/fonts/upload-font/upload-font.js';
 import type { AppServices } from '../http/app-services.js';
+import { readMultipartFile } from '../http/multipart-file.js';
+import { parseInput } from '../http/parse-input.js';
+import { FontIdParam } from '../schemas/result-schemas.js';
 import { contextOf } from './request-context.js';
 
 export const accountRouter = ({ usage, fonts }: AppServices): Router => {
@@ -10,7 +14,18 @@ export const accountRouter = ({ usage, fonts }: AppServices): Router => {
   });
 
   router.get('/v1/fonts', async (_req, res) => {
-    res.json(await fonts.list());
+    res.json(await fonts.list(contextOf(res)));
+  });
+
+  router.post('/v1/fonts', async (req, res) => {
+    const { content, fields } = await readMultipartFile(req, { fileField: 'file', maxBytes: MAX_FONT_BYTES, textFields: ['family'] });
+    res.json(await fonts.upload(contextOf(res), { content, ...(fields.family === undefined ? {} : { family: fields.family }) }));
+  });
+
+  router.delete('/v1/fonts/:identifier', async (req, res) => {
+    const { identifier } = parseInput(FontIdParam, req.params, 'path');
+    await fonts.delete(contextOf(res), identifier);
+    res.status(200).end();
   });
 
   return router;

@@ -5,7 +5,24 @@ import { ErrorBody, IdParam } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
 import { CaptureResponse, PdfBody, RequestRecord, RequestsQuery, ScreenshotBody, V1RenderBody, V1RenderQuery, V1RenderResponse } from '../schemas/v1-schemas.js';
-import { FileParams, FileQuery, Font, ListResultsQuery, ResultDetail, ResultIdParam, ResultPage, Usage } from '../schemas/result-schemas.js';
+import {
+  CustomFont,
+  FileParams,
+  FileQuery,
+  Font,
+  FontIdParam,
+  FontUploadForm,
+  ImageUploadForm,
+  ListResultsQuery,
+  ListUploadsQuery,
+  ResultDetail,
+  ResultIdParam,
+  ResultPage,
+  Upload,
+  UploadIdParam,
+  UploadPage,
+  Usage,
+} from '../schemas/result-schemas.js';
 import {
   CreateTemplateBody,
   CreateTemplateV1Body,
@@ -33,7 +50,7 @@ const errors = Object.fromEntries(
   ].map(([status, description]) => [String(status), { description: String(description), ...json(ErrorBody) }]),
 );
 
-type Tag = 'templates' | 'renders' | 'results' | 'captures' | 'account' | 'audit' | 'files';
+type Tag = 'templates' | 'renders' | 'results' | 'captures' | 'account' | 'uploads' | 'audit' | 'files';
 
 const TAGS: { name: Tag; description: string }[] = [
   { name: 'templates', description: 'Stored templates: settings, html content, canvas components' },
@@ -41,6 +58,7 @@ const TAGS: { name: Tag; description: string }[] = [
   { name: 'results', description: 'Rendered results and their files' },
   { name: 'captures', description: 'Screenshots and PDFs of web pages' },
   { name: 'account', description: 'Usage, plan and fonts' },
+  { name: 'uploads', description: "The organization's own fonts and images, for its templates" },
   { name: 'audit', description: 'History replayed from the event log' },
   { name: 'files', description: 'Rendered files at their links' },
 ];
@@ -177,7 +195,47 @@ const paths: ZodOpenApiPathsObject = {
     }),
   },
   '/api/v1/fonts': {
-    get: operation('listFonts', 'account', 'Fonts available to renders', 'Every font family', z.array(Font)),
+    get: operation('listFonts', 'account', "Fonts available to renders: the machine's families, then the organization's uploaded fonts", 'Every font', z.array(z.union([CustomFont, Font]))),
+    post: operation(
+      'uploadFont',
+      'uploads',
+      'Upload a font (TTF, OTF, WOFF or WOFF2, at most 10 MB); templates of the organization use it by its family',
+      'The uploaded font',
+      CustomFont,
+      {
+        description:
+          'The font is parsed whole before anything is stored: a file that is not a font, or a truncated or malformed one, is a 400 and stores nothing. ' +
+          'Its bytes count in uploads.used; past uploads.total the upload is a 402. The family must be letters, digits, spaces and _ . , \' & + ( ) - only.',
+        requestBody: { content: { 'multipart/form-data': { schema: FontUploadForm } } },
+      },
+    ),
+  },
+  '/api/v1/fonts/{identifier}': {
+    delete: operation('deleteFont', 'uploads', 'Delete an uploaded font; its bytes leave uploads.used and new renders no longer find it', 'Deleted', null, {
+      requestParams: { path: FontIdParam },
+    }),
+  },
+  '/api/v2/uploads': {
+    get: operation('listUploads', 'uploads', "The organization's uploaded images, newest first", 'One page of uploads', UploadPage, { requestParams: { query: ListUploadsQuery } }),
+    post: operation('uploadImage', 'uploads', 'Upload an image (PNG, JPEG, WebP, GIF or SVG, at most 20 MB) to use in templates', 'The uploaded image', Upload, {
+      description:
+        'The type is sniffed from the bytes; the image must decode within the pixels one render may paint (50 million). ' +
+        'SVGs are stored without scripts, event handlers and external references. The href works as an image source in the ' +
+        "organization's templates in every format (renders read it from storage, never over the network); another organization's renders cannot load it. " +
+        'Its bytes count in uploads.used; past uploads.total the upload is a 402.',
+      requestBody: { content: { 'multipart/form-data': { schema: ImageUploadForm } } },
+    }),
+  },
+  '/api/v2/uploads/{identifier}': {
+    delete: operation('deleteUpload', 'uploads', 'Delete an uploaded image; its bytes leave uploads.used and new renders no longer show it', 'Deleted', null, {
+      requestParams: { path: UploadIdParam },
+    }),
+  },
+  '/api/v2/uploads/{identifier}/file': {
+    get: operation('getUploadFile', 'uploads', "An uploaded image's bytes (the upload's href)", 'The image', null, {
+      requestParams: { path: UploadIdParam },
+      responses: { '200': { description: 'The image', content: binary(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/svg+xml']) } },
+    }),
   },
   '/files/{requestId}/{fileName}': {
     get: {

@@ -106,3 +106,39 @@ export const Font = z
     createdAt: z.string(),
   })
   .meta({ id: 'Font' });
+
+export const CustomFont = Font.extend({
+  identifier: z.string().meta({ description: 'Deletes the font: DELETE /api/v1/fonts/{identifier}' }),
+  source: z.literal('CUSTOM'),
+}).meta({ id: 'CustomFont', description: 'A font uploaded by the organization; templates use it by its family' });
+
+export const FontIdParam = z.object({ identifier: z.string().min(1).max(200) });
+
+export const FontUploadForm = z
+  .object({
+    file: z.string().meta({ format: 'binary', description: 'A TTF, OTF, WOFF or WOFF2 font, at most 10 MB' }),
+    family: z.string().max(100).optional().meta({ description: "The family templates name; default the font's own family name" }),
+  })
+  .meta({ id: 'FontUploadForm' });
+
+export const Upload = z
+  .object({
+    identifier: z.string(),
+    href: z.string().meta({ description: "The image's address: an image source in the organization's templates (img src, CSS url(), an IMAGE component's src); fetching it needs the organization's API key" }),
+    contentType: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/svg+xml']),
+    size: z.number().int().meta({ description: 'Bytes, counted in uploads.used' }),
+    width: z.number().int(),
+    height: z.number().int(),
+    createdAt: z.string().meta({ description: 'ISO 8601 UTC' }),
+  })
+  .meta({ id: 'Upload' });
+
+export const UploadPage = ResultPage.extend({ content: z.array(Upload) }).meta({ id: 'PageUpload' });
+
+export const UploadIdParam = z.object({ identifier: z.string().min(1).max(200) });
+
+export const ListUploadsQuery = z.object({ ...pageQuery });
+
+export const ImageUploadForm = z
+  .object({ file: z.string().meta({ format: 'binary', description: 'A PNG, JPEG, WebP, GIF or SVG image, at most 20 MB; SVGs are stored without scripts, event handlers and external references' }) })
+  .meta({ id: 'ImageUploadForm' });

@@ -4,13 +4,13 @@ import { IdParam } from '../schemas/common.js';
 import { RenderBody } from '../schemas/render-schemas.js';
 import { ComponentDocumentBody, parseComponentDocument } from '../schemas/component-schemas.js';
 import { PdfBody, ScreenshotBody } from '../schemas/v1-schemas.js';
-import { ListResultsQuery, ResultIdParam } from '../schemas/result-schemas.js';
+import { FontIdParam, ListResultsQuery, ListUploadsQuery, ResultIdParam, UploadIdParam } from '../schemas/result-schemas.js';
 import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
 import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates, results, usage, fonts, renders, accounts, captures, audit }: AppServices) =>
+export const createAppRouter = ({ templates, results, usage, fonts, uploads, renders, accounts, captures, audit }: AppServices) =>
   router({
     templates: router({
       list: authedProcedure
@@ -81,7 +81,16 @@ export const createAppRouter = ({ templates, results, usage, fonts, renders, acc
         .query(({ ctx, input }) => audit.templateAt(ctx.context, input.templateId, new Date(input.at))),
     }),
     fonts: router({
-      list: authedProcedure.input(z.void()).query(() => fonts.list()),
+      list: authedProcedure.input(z.void()).query(({ ctx }) => fonts.list(ctx.context)),
+      delete: authedProcedure.input(FontIdParam).mutation(async ({ ctx, input }) => {
+        await fonts.delete(ctx.context, input.identifier);
+      }),
+    }),
+    uploads: router({
+      list: authedProcedure.input(ListUploadsQuery).query(({ ctx, input }) => uploads.list(ctx.context, input)),
+      delete: authedProcedure.input(UploadIdParam).mutation(async ({ ctx, input }) => {
+        await uploads.delete(ctx.context, input.identifier);
+      }),
     }),
     ping: authedProcedure.input(z.void()).query(({ ctx }) => ({ orgId: ctx.context.caller.orgId })),
   });

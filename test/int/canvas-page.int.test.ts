@@ -11,6 +11,7 @@ import { createBrowserPool, type BrowserPool } from '../../infrastructure/render
 import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
 
 const renderer = createHtmlCanvasRenderer();
 const page = { width: 200, height: 50 };
@@ -79,7 +80,7 @@ describe('the canvas page in Chromium', () => {
     const html = await pageOf({ components: [{ id: 'photo', type: 'IMAGE', x: 0, y: 0, width: 50, height: 50, src: imageUrl }] });
     const capture = async (allowedPrivateHosts: string[]) => {
       // The guard is set up once per page by the pool, so each policy has a pool of its own.
-      const guarded = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger: pino({ level: 'silent' }), preparePage: prepareRenderPage(createHostPolicy({ allowedPrivateHosts })) });
+      const guarded = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger: pino({ level: 'silent' }), preparePage: prepareRenderPage(createHostPolicy({ allowedPrivateHosts }), NO_ORG_ASSETS) });
       try {
         const engine = createChromiumRenderEngine({ pool: guarded, loadTimeoutMs: 5_000, captureTimeoutMs: 5_000 });
         const file = await engine.render({ html, ...page, scaleFactor: 1, waitTime: 0 }, { tenant: 'org-canvas', format: 'png', quality: 100, crop: null });

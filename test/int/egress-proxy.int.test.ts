@@ -7,6 +7,7 @@ import { createBrowserPool, type BrowserPool } from '../../infrastructure/render
 import { startEgressProxy, type EgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
 import { sleep } from '../support/wait-for.js';
 
 const logger = pino({ level: 'silent' });
@@ -36,7 +37,7 @@ describe('egress proxy in front of Chromium', () => {
     internal = await countingServer('127.0.0.2');
     const policy = createHostPolicy({ allowedPrivateHosts: ['127.0.0.1'] });
     proxy = await startEgressProxy({ policy, logger });
-    pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger, extraArgs: proxy.chromiumArgs, preparePage: prepareRenderPage(policy) });
+    pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger, extraArgs: proxy.chromiumArgs, preparePage: prepareRenderPage(policy, NO_ORG_ASSETS) });
     await pool.warmUp();
   });
   afterAll(async () => {

@@ -18,6 +18,7 @@ import { createBrowserPool, type BrowserPool } from '../../infrastructure/render
 import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
 import { createHostPolicy, type HostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
 import { writeColourVideo } from '../support/colour-video.js';
@@ -123,7 +124,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 2, logger, preparePage: prepareRenderPage(allowingLoopback), resetPage: prepareTemplateHost });
+  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 2, logger, preparePage: prepareRenderPage(allowingLoopback, NO_ORG_ASSETS), resetPage: prepareTemplateHost });
   await pool.warmUp();
 });
 

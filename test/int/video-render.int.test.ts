@@ -8,6 +8,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
 import { decodeVideoFrames, pixelAt, probeVideoFile } from '../support/video-files.js';
@@ -78,7 +79,7 @@ const saved = async (content: Buffer, name: string) => {
 };
 
 beforeAll(async () => {
-  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 3, logger, preparePage: prepareRenderPage(hostPolicy), resetPage: prepareTemplateHost });
+  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 3, logger, preparePage: prepareRenderPage(hostPolicy, NO_ORG_ASSETS), resetPage: prepareTemplateHost });
   await pool.warmUp();
   workDir = await mkdtemp(path.join(os.tmpdir(), 'video-work-'));
   outputDir = await mkdtemp(path.join(os.tmpdir(), 'video-out-'));

@@ -26,6 +26,7 @@ const openedRow: AccountRow = {
   renewalAmount: 100,
   nextRenewalAt: '2026-02-01',
   uploadsUsed: 0,
+  assetsBytes: 0,
   uploadsTotal: 10_000,
   createdAt: new Date(at(0)),
 };

@@ -13,6 +13,7 @@ const account: AccountView = {
   renewalAmount: 400,
   nextRenewalAt: '2026-03-15',
   uploadsUsed: 2048,
+  assetsBytes: 0,
   uploadsTotal: 1_000_000,
 };
 

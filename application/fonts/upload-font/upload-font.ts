@@ -1,0 +1,65 @@
+import { validationError } from '../../../domain/shared/errors.js';
+import type { FontInspector } from '../../ports/asset-inspection.js';
+import type { AssetReadModel } from '../../ports/read-models.js';
+import { handleAssetCommand, storedResultBytes, storeThenRecord, type AssetDeps } from '../../assets/asset-command.js';
+import { FONT_CONTENT_TYPES, fontStorageKey } from '../../assets/asset-locations.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { requireScope } from '../../shared/scopes.js';
+import { toCustomFontDto, type CustomFontDto } from '../font-dto.js';
+import { familyProblem, familyFromFont } from './font-family.js';
+
+export const MAX_FONT_BYTES = 10 * 1024 * 1024;
+
+export interface UploadFontDeps extends AssetDeps {
+  readonly fontInspector: FontInspector;
+  readonly assets: Pick<AssetReadModel, 'getFont'>;
+}
+
+export interface UploadFontInput {
+  readonly content: Buffer;
+  /** The family templates will name; the font's own family name when absent. */
+  readonly family?: string;
+}
+
+/**
+ * Parses the font before anything is stored (a file that is not a whole, sane font stores nothing),
+ * stores it, and records it against the organization's upload storage.
+ */
+export const uploadFont = async (deps: UploadFontDeps, context: RequestContext, input: UploadFontInput): Promise<CustomFontDto> => {
+  requireScope(context, 'templates');
+  if (input.content.length > MAX_FONT_BYTES) {
+    throw validationError(`The font is larger than ${MAX_FONT_BYTES} bytes`, [`file: ${input.content.length} bytes; at most ${MAX_FONT_BYTES} (10 MB)`]);
+  }
+  const facts = await deps.fontInspector.inspect(input.content);
+  const family = input.family?.trim() || familyFromFont(facts.family);
+  const problem = familyProblem(family);
+  if (problem) throw validationError(`The font family name cannot be used: ${problem}`, [`family: ${problem}`]);
+
+  const orgId = context.caller.orgId;
+  const fontId = deps.ids.next();
+  const storageKey = fontStorageKey(orgId, fontId, facts.format);
+  const { resultBytes } = await storedResultBytes(deps, orgId);
+  await storeThenRecord(deps, storageKey, input.content, FONT_CONTENT_TYPES[facts.format], () =>
+    handleAssetCommand(deps, context, {
+      type: 'UploadFont',
+      data: {
+        orgId,
+        fontId,
+        family,
+        originalName: facts.family,
+        weight: facts.weight,
+        style: facts.style,
+        format: facts.format,
+        subsets: [...facts.subsets],
+        category: facts.category,
+        bytes: input.content.length,
+        storageKey,
+        storedResultBytes: resultBytes,
+        now: deps.clock.now().toISOString(),
+      },
+    }),
+  );
+  const font = await deps.assets.getFont(orgId, fontId);
+  if (!font) throw new Error(`font ${fontId} was recorded but its read model has not caught up`);
+  return toCustomFontDto(font);
+};
