@@ -52,6 +52,9 @@ export const createLedger = (orgId?: string) => {
       account.creditsUsed = 0;
       account.creditsTotal = event.data.credits;
     }
+    // Uploaded fonts and images take upload storage until deleted; a deletion names the bytes it gives back.
+    else if (event.type === 'FontUploaded' || event.type === 'UploadStored') account.uploadsUsed += event.data.bytes;
+    else if (event.type === 'FontDeleted' || event.type === 'UploadDeleted') account.uploadsUsed -= event.data.bytes;
   };
 
   /** Uploads: a stored file counts for its request's organization until the request is deleted. */
