@@ -374,6 +374,7 @@ describe('projection specs (events -> read-model rows)', () => {
       next_renewal_at: '2026-03-01',
       // bigint columns come back from pg as text.
       uploads_used: '0',
+      assets_bytes: '0',
       uploads_total: '1048576',
       created_at: new Date(at(1)),
     });
