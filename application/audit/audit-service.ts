@@ -11,6 +11,8 @@ import { compareAccounts, compareResults, createLedger, type LedgerDifference } 
 import { scanLog } from './log-scan.js';
 import { storedDataOf } from '../renders/hit-data.js';
 import { templateAsOf, type TemplateSnapshot } from './template-history.js';
+import { uploadHistory, type UploadHistoryRow } from './upload-history.js';
+import { accountStream, isAccountEvent } from '../../domain/accounts/account-events.js';
 
 export interface AuditServiceDeps {
   readonly eventStore: EventStore;
@@ -184,6 +186,15 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
         items.sort((a, b) => a.position - b.position);
         return { items, page: query.page, size: query.size, total: spans.size };
       });
+    },
+
+    /** Every font and image the organization uploaded, with its deletion, replayed from its account stream. */
+    uploads: async (orgId: string): Promise<UploadHistoryRow[]> => uploadHistory(await readEvents(eventStore, accountStream(orgId), isAccountEvent)),
+
+    /** The caller's uploads history (audit scope). */
+    async uploadHistory(context: RequestContext): Promise<UploadHistoryRow[]> {
+      requireScope(context, 'audit');
+      return uploadHistory(await readEvents(eventStore, accountStream(context.caller.orgId), isAccountEvent));
     },
 
     /** A template exactly as it was at `at`, for anyone administering the service. */

@@ -193,6 +193,16 @@ export const registerAuditCommands = (program: Command): void => {
     );
 
   audit
+    .command('uploads')
+    .description("The organization's uploaded fonts and images replayed from its account stream: who uploaded and deleted each, and when (one JSON object per line)")
+    .requiredOption('--org <orgId>', 'organization id')
+    .action(
+      withRuntime(false, async (runtime, options: { org: string }) => {
+        for (const row of await runtime.services.audit.uploads(options.org)) process.stdout.write(`${JSON.stringify(row)}\n`);
+      }),
+    );
+
+  audit
     .command('verify')
     .description('Recompute credits, balances, upload bytes and results from the events and check every hash chain; exits 1 on any difference')
     .option('--org <orgId>', 'one organization only')

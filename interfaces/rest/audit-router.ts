@@ -15,6 +15,10 @@ export const auditRouter = ({ audit }: AppServices): Router => {
     res.json(await audit.historyPage(contextOf(res), { from: asDate(from), to: asDate(to), templateId: template, page, size }));
   });
 
+  router.get('/v2/audit/uploads', async (_req, res) => {
+    res.json(await audit.uploadHistory(contextOf(res)));
+  });
+
   router.get('/v2/audit/templates/:templateId', async (req, res) => {
     const { templateId } = parseInput(AuditTemplateParams, req.params, 'path');
     const { at } = parseInput(AuditTemplateQuery, req.query, 'query');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
-import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshot } from '../schemas/audit-schemas.js';
+import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshot, UploadHistoryRow } from '../schemas/audit-schemas.js';
 import { ErrorBody, IdParam } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
@@ -188,6 +188,15 @@ const paths: ZodOpenApiPathsObject = {
     get: operation('getAuditHistory', 'audit', 'Render history replayed from the event log (audit scope)', 'One page of history rows, in request order', AuditHistoryPage, {
       requestParams: { query: AuditHistoryQuery },
     }),
+  },
+  '/api/v2/audit/uploads': {
+    get: operation(
+      'getUploadHistory',
+      'audit',
+      "Every font and image the organization uploaded, who uploaded and deleted it and when, replayed from the event log (audit scope)",
+      'One row per upload, in upload order',
+      z.array(UploadHistoryRow),
+    ),
   },
   '/api/v2/audit/templates/{templateId}': {
     get: operation('getTemplateAt', 'audit', 'A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshot, {

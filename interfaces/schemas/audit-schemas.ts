@@ -75,3 +75,19 @@ export const TemplateSnapshot = z
     properties: z.array(z.unknown()),
   })
   .meta({ id: 'TemplateSnapshot' });
+
+export const UploadHistoryRow = z
+  .object({
+    identifier: z.string(),
+    kind: z.enum(['font', 'image']),
+    uploadedBy: z.string().meta({ description: 'The API key id that uploaded it, or "system"' }),
+    uploadedAt: z.string(),
+    bytes: z.number().int(),
+    storageKey: z.string(),
+    font: z.object({ family: z.string(), originalName: z.string(), weight: z.number().int(), style: z.string(), format: z.string() }).nullable(),
+    image: z.object({ contentType: z.string(), width: z.number().int(), height: z.number().int() }).nullable(),
+    deletedAt: z.string().nullable(),
+    deletedBy: z.string().nullable(),
+    position: z.number().int().meta({ description: 'Global log position of the upload' }),
+  })
+  .meta({ id: 'UploadHistoryRow' });

@@ -338,6 +338,16 @@ describe('image uploads', () => {
     expect(await pixel(await renderFile(app.apiKey, template), 120, 40)).not.toEqual(MAGENTA);
   });
 
+  it('shows every upload and deletion in the audit history of uploads, to its own organization only', async () => {
+    const history = await app.call('GET', '/api/v2/audit/uploads');
+    expect(history.status).toBe(200);
+    const kinds = history.body.map((row: { kind: string; deletedAt: string | null }) => `${row.kind}:${row.deletedAt === null ? 'kept' : 'deleted'}`);
+    expect(kinds).toEqual(['font:deleted', 'image:deleted', 'image:kept']);
+    expect(history.body[0]).toMatchObject({ font: { family: 'Brand Mono', weight: 700 }, uploadedBy: expect.any(String), deletedBy: expect.any(String) });
+    expect(history.body[1]).toMatchObject({ identifier: pngUpload.identifier, bytes: pngUpload.size, image: { contentType: 'image/png', width: 64, height: 32 } });
+    expect((await app.call('GET', '/api/v2/audit/uploads', { key: otherKey })).body).toEqual([]);
+  });
+
   it('leaves a log that audit verify finds consistent with the read models', async () => {
     const differences: unknown[] = [];
     const verified = await app.runtime.services.audit.verify({ onDifference: (difference) => differences.push(difference) });
