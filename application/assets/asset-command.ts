@@ -1,11 +1,11 @@
 import { accountDecider } from '../../domain/accounts/account-decider.js';
+import { notFound } from '../../domain/shared/errors.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import type { AssetCommand } from '../../domain/accounts/asset-commands.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
-import { notFound } from '../../domain/shared/errors.js';
 
 export interface AssetDeps extends CommandDeps {
   readonly accounts: AccountReadModel;
@@ -24,10 +24,10 @@ export const handleAssetCommand = async (deps: AssetDeps, context: RequestContex
 };
 
 /** Bytes of the organization's rendered files: they share the upload storage with its fonts and images. */
-export const storedResultBytes = async (deps: Pick<AssetDeps, 'accounts'>, orgId: string) => {
+export const storedResultBytes = async (deps: Pick<AssetDeps, 'accounts'>, orgId: string): Promise<number> => {
   const account = await deps.accounts.getAccount(orgId);
   if (!account) throw notFound('Organization');
-  return { account, resultBytes: account.uploadsUsed - account.assetsBytes };
+  return account.uploadsUsed - account.assetsBytes;
 };
 
 /**

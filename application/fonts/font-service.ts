@@ -3,7 +3,7 @@ import { deleteFont, type DeleteFontDeps } from './delete-font/delete-font.js';
 import { listFonts, type ListFontsDeps } from './list-fonts/list-fonts.js';
 import { uploadFont, type UploadFontDeps, type UploadFontInput } from './upload-font/upload-font.js';
 
-export type FontServiceDeps = UploadFontDeps & DeleteFontDeps & ListFontsDeps & { readonly assets: UploadFontDeps['assets'] & DeleteFontDeps['assets'] & ListFontsDeps['assets'] };
+export type FontServiceDeps = UploadFontDeps & DeleteFontDeps & ListFontsDeps & { readonly assets: DeleteFontDeps['assets'] & ListFontsDeps['assets'] };
 
 export type FontService = ReturnType<typeof createFontService>;
 

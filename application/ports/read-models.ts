@@ -73,6 +73,8 @@ export interface AccountView {
   readonly uploadsUsed: number;
   /** The part of uploadsUsed that uploaded fonts and images take. */
   readonly assetsBytes: number;
+  /** Moves with every upload and deletion of a font or image: the render cache keys on it. */
+  readonly assetsVersion: number;
   readonly uploadsTotal: number;
 }
 

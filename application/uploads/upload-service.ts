@@ -8,7 +8,7 @@ import { uploadImage, type UploadImageDeps } from './upload-image/upload-image.j
 export type UploadServiceDeps = UploadImageDeps &
   DeleteUploadDeps &
   ListUploadsDeps &
-  ReadUploadFileDeps & { readonly assets: UploadImageDeps['assets'] & ListUploadsDeps['assets'] };
+  ReadUploadFileDeps & { readonly assets: DeleteUploadDeps['assets'] & ListUploadsDeps['assets'] };
 
 export type UploadService = ReturnType<typeof createUploadService>;
 

@@ -40,6 +40,7 @@ export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<Accou
         nextRenewalAt: plan.nextRenewalAt,
         uploadsUsed: 0,
         assetsBytes: 0,
+        assetsVersion: 0,
         uploadsTotal: plan.uploadsBytes,
         createdAt: new Date(openedAt),
       };
@@ -56,10 +57,10 @@ export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<Accou
       return row && stored ? { ...row, uploadsUsed: row.uploadsUsed - stored.bytes } : row;
     case 'FontUploaded':
     case 'UploadStored':
-      return row && { ...row, uploadsUsed: row.uploadsUsed + event.data.bytes, assetsBytes: row.assetsBytes + event.data.bytes };
+      return row && { ...row, uploadsUsed: row.uploadsUsed + event.data.bytes, assetsBytes: row.assetsBytes + event.data.bytes, assetsVersion: row.assetsVersion + 1 };
     case 'FontDeleted':
     case 'UploadDeleted':
-      return row && { ...row, uploadsUsed: row.uploadsUsed - event.data.bytes, assetsBytes: row.assetsBytes - event.data.bytes };
+      return row && { ...row, uploadsUsed: row.uploadsUsed - event.data.bytes, assetsBytes: row.assetsBytes - event.data.bytes, assetsVersion: row.assetsVersion + 1 };
     case 'ApiKeyIssued':
     case 'ApiKeyRevoked':
     case 'WebhookSecretIssued':

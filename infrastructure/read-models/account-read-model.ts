@@ -25,6 +25,7 @@ const toAccountView = (row: AccountRow): AccountView => ({
   nextRenewalAt: row.nextRenewalAt,
   uploadsUsed: row.uploadsUsed,
   assetsBytes: row.assetsBytes,
+  assetsVersion: row.assetsVersion,
   uploadsTotal: row.uploadsTotal,
 });
 

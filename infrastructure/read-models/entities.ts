@@ -71,6 +71,8 @@ export const AccountRow = defineEntity({
     uploadsUsed: p.bigint('number').default(0),
     /** The part of uploadsUsed that uploaded fonts and images take. */
     assetsBytes: p.bigint('number').default(0),
+    /** Counts uploads and deletions of fonts and images: renders of the organization may change with each. */
+    assetsVersion: p.integer().default(0),
     uploadsTotal: p.bigint('number'),
     createdAt: p.datetime(),
   },

@@ -375,6 +375,7 @@ describe('projection specs (events -> read-model rows)', () => {
       // bigint columns come back from pg as text.
       uploads_used: '0',
       assets_bytes: '0',
+      assets_version: 0,
       uploads_total: '1048576',
       created_at: new Date(at(1)),
     });

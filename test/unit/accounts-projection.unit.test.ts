@@ -27,6 +27,7 @@ const openedRow: AccountRow = {
   nextRenewalAt: '2026-02-01',
   uploadsUsed: 0,
   assetsBytes: 0,
+  assetsVersion: 0,
   uploadsTotal: 10_000,
   createdAt: new Date(at(0)),
 };

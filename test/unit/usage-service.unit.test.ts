@@ -14,6 +14,7 @@ const account: AccountView = {
   nextRenewalAt: '2026-03-15',
   uploadsUsed: 2048,
   assetsBytes: 0,
+  assetsVersion: 0,
   uploadsTotal: 1_000_000,
 };
 

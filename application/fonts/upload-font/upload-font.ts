@@ -1,6 +1,6 @@
 import { validationError } from '../../../domain/shared/errors.js';
 import type { FontInspector } from '../../ports/asset-inspection.js';
-import type { AssetReadModel } from '../../ports/read-models.js';
+import type { FontView } from '../../ports/read-models.js';
 import { handleAssetCommand, storedResultBytes, storeThenRecord, type AssetDeps } from '../../assets/asset-command.js';
 import { FONT_CONTENT_TYPES, fontStorageKey } from '../../assets/asset-locations.js';
 import type { RequestContext } from '../../shared/request-context.js';
@@ -12,7 +12,6 @@ export const MAX_FONT_BYTES = 10 * 1024 * 1024;
 
 export interface UploadFontDeps extends AssetDeps {
   readonly fontInspector: FontInspector;
-  readonly assets: Pick<AssetReadModel, 'getFont'>;
 }
 
 export interface UploadFontInput {
@@ -38,7 +37,10 @@ export const uploadFont = async (deps: UploadFontDeps, context: RequestContext, 
   const orgId = context.caller.orgId;
   const fontId = deps.ids.next();
   const storageKey = fontStorageKey(orgId, fontId, facts.format);
-  const { resultBytes } = await storedResultBytes(deps, orgId);
+  const now = deps.clock.now();
+  const { format, weight, style, subsets, category } = facts;
+  const font: FontView = { id: fontId, orgId, family, originalName: facts.family, format, weight, style, subsets, category, bytes: input.content.length, storageKey, createdAt: now };
+  const resultBytes = await storedResultBytes(deps, orgId);
   await storeThenRecord(deps, storageKey, input.content, FONT_CONTENT_TYPES[facts.format], () =>
     handleAssetCommand(deps, context, {
       type: 'UploadFont',
@@ -47,19 +49,17 @@ export const uploadFont = async (deps: UploadFontDeps, context: RequestContext, 
         fontId,
         family,
         originalName: facts.family,
-        weight: facts.weight,
-        style: facts.style,
-        format: facts.format,
-        subsets: [...facts.subsets],
-        category: facts.category,
-        bytes: input.content.length,
+        weight,
+        style,
+        format,
+        subsets: [...subsets],
+        category,
+        bytes: font.bytes,
         storageKey,
         storedResultBytes: resultBytes,
-        now: deps.clock.now().toISOString(),
+        now: now.toISOString(),
       },
     }),
   );
-  const font = await deps.assets.getFont(orgId, fontId);
-  if (!font) throw new Error(`font ${fontId} was recorded but its read model has not caught up`);
   return toCustomFontDto(font);
 };

@@ -1,7 +1,7 @@
 import { PIXEL_BUDGET } from '../../../domain/templates/template-settings.js';
 import { validationError } from '../../../domain/shared/errors.js';
 import type { ImageInspector } from '../../ports/asset-inspection.js';
-import type { AssetReadModel } from '../../ports/read-models.js';
+import type { UploadView } from '../../ports/read-models.js';
 import { handleAssetCommand, storedResultBytes, storeThenRecord, type AssetDeps } from '../../assets/asset-command.js';
 import { uploadStorageKey } from '../../assets/asset-locations.js';
 import type { RequestContext } from '../../shared/request-context.js';
@@ -12,7 +12,6 @@ export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export interface UploadImageDeps extends AssetDeps {
   readonly imageInspector: ImageInspector;
-  readonly assets: Pick<AssetReadModel, 'getUpload'>;
   readonly hrefOf: (uploadId: string) => string;
 }
 
@@ -29,24 +28,15 @@ export const uploadImage = async (deps: UploadImageDeps, context: RequestContext
   const orgId = context.caller.orgId;
   const uploadId = deps.ids.next();
   const storageKey = uploadStorageKey(orgId, uploadId, image.contentType);
-  const { resultBytes } = await storedResultBytes(deps, orgId);
+  const now = deps.clock.now();
+  const { contentType, width, height } = image;
+  const upload: UploadView = { id: uploadId, orgId, contentType, width, height, bytes: image.content.length, storageKey, createdAt: now };
+  const resultBytes = await storedResultBytes(deps, orgId);
   await storeThenRecord(deps, storageKey, image.content, image.contentType, () =>
     handleAssetCommand(deps, context, {
       type: 'StoreUpload',
-      data: {
-        orgId,
-        uploadId,
-        contentType: image.contentType,
-        bytes: image.content.length,
-        width: image.width,
-        height: image.height,
-        storageKey,
-        storedResultBytes: resultBytes,
-        now: deps.clock.now().toISOString(),
-      },
+      data: { orgId, uploadId, contentType, bytes: upload.bytes, width, height, storageKey, storedResultBytes: resultBytes, now: now.toISOString() },
     }),
   );
-  const upload = await deps.assets.getUpload(orgId, uploadId);
-  if (!upload) throw new Error(`upload ${uploadId} was recorded but its read model has not caught up`);
   return toUploadDto(upload, deps.hrefOf(uploadId));
 };

@@ -11,13 +11,13 @@ export class Migration20261125084425Uploads extends Migration {
     this.addSql(`create table "uploads" ("id" varchar(255) not null, "org_id" varchar(255) not null, "content_type" varchar(255) not null, "bytes" bigint not null, "width" int not null, "height" int not null, "storage_key" varchar(255) not null, "created_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "uploads_org_id_created_at_index" on "uploads" ("org_id", "created_at");`);
 
-    this.addSql(`alter table "accounts" add "assets_bytes" bigint not null default '0';`);
+    this.addSql(`alter table "accounts" add "assets_bytes" bigint not null default '0', add "assets_version" int not null default 0;`);
   }
 
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "fonts" cascade;`);
     this.addSql(`drop table if exists "uploads" cascade;`);
 
-    this.addSql(`alter table "accounts" drop column "assets_bytes";`);
+    this.addSql(`alter table "accounts" drop column "assets_bytes", drop column "assets_version";`);
   }
 }
