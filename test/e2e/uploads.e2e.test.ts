@@ -203,6 +203,12 @@ describe('custom fonts', () => {
     expect(hostileFamily.body.errors[0]).toMatch(/^family:/);
     const notMultipart = await app.call('POST', '/api/v1/fonts', { body: { file: 'AAAA' } });
     expect(notMultipart.status).toBe(400);
+    // Refused as it streams in, past 10 MB, whatever the rest would have been.
+    const tooLarge = await post('/api/v1/fonts', form({ file: fileBlob(Buffer.concat([bytes, Buffer.alloc(10 * 1024 * 1024)])) }));
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.errors).toEqual(['file: at most 10485760 bytes']);
+    const extraField = await post('/api/v1/fonts', form({ file: fileBlob(bytes), colour: 'red' }));
+    expect(extraField.status).toBe(400);
     expect(await uploadsUsed()).toBe(before);
     expect(await objectKeys()).toEqual(keysBefore);
   });
