@@ -13,6 +13,9 @@
  *
  * Pool settings come from the environment like the service's (BROWSERS=2 npm run bench:render).
  * BENCH_ONLY=hits measures the cache-hit path alone (seconds instead of minutes).
+ *
+ * A 50-page PDF (an A4 report, scripts/bench/report.ts) is measured the same way: the service's
+ * render beside Chromium's own page.pdf of the same document on a warm page of the raw browser.
  */
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,6 +25,7 @@ import { htmlDocument } from '../application/renders/html-document.js';
 import { renderStream } from '../domain/renders/render-events.js';
 import { createLogger } from '../infrastructure/config/logger.js';
 import { CHROMIUM_ARGS } from '../infrastructure/rendering/browser-pool.js';
+import { countPdfPages } from '../infrastructure/rendering/pdf-pages.js';
 import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
 import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
@@ -30,6 +34,7 @@ import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
 import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js';
 import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
+import { REPORT_CSS, REPORT_HEIGHT, REPORT_HTML, REPORT_PAGES, REPORT_WIDTH } from './bench/report.js';
 import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
 
@@ -43,6 +48,9 @@ type Concurrency = (typeof CONCURRENCY)[number];
 const RAW_RUN = { maxMs: 4_000, maxCount: { 1: 80, 4: 200, 8: 300 } satisfies Record<Concurrency, number> };
 const MISS_RUN = { maxMs: 8_000, maxCount: { 1: 40, 4: 80, 8: 120 } satisfies Record<Concurrency, number> };
 const HIT_RUN = { 1: { maxMs: 2_500, maxCount: 800 }, 8: { maxMs: 3_500, maxCount: 5_000 } } as const;
+/** One document at a time, a few times: each print takes a second or more. */
+const PDF_RUN = { concurrency: 1, maxCount: 6, maxMs: 30_000 };
+const PDF_WARM_UP = 2;
 /** Work a run's renders cause after their answers (projections, workflow completion) is counted in a tail. */
 const CPU_TAIL_MS = 300;
 const IDLE_WINDOW_MS = 2_000;
@@ -89,7 +97,8 @@ interface CpuPerRender {
 
 interface Scenario {
   readonly label: string;
-  readonly kind: 'raw' | 'miss' | 'hit';
+  /** raw-pdf and pdf: the 50-page document, reported apart from the card. */
+  readonly kind: 'raw' | 'miss' | 'hit' | 'raw-pdf' | 'pdf';
   readonly output: 'json' | 'image' | null;
   readonly concurrency: number;
   readonly stats: Stats;
@@ -180,6 +189,34 @@ try {
   const quality = Number(template.quality);
   const scaleFactor = Number(template.scaleFactor);
 
+  const report = await call('POST', '/api/v2/my-templates', { name: 'Bench report', width: REPORT_WIDTH, height: REPORT_HEIGHT, editor: 'html-editor', outputFormat: 'pdf' });
+  const reportId = String(report.identifier);
+  await call('PUT', `/api/v2/my-templates/${reportId}/html-editor`, { html: REPORT_HTML, css: REPORT_CSS, sampleData: { title: 'the annual report' } });
+  /** The report as the service renders it (a fresh title each time, so nothing is cached), answered with its bytes. */
+  const renderReport = async (i: number) => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/api/v2/render?output=image`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ template: reportId, cache: false, data: { title: `report ${i}` } }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const pdf = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`the report render answered ${response.status}: ${pdf.toString()}`);
+    return { ms: performance.now() - started, pages: countPdfPages(pdf) };
+  };
+  /** The same document and print options as the service's, for Chromium's own page.pdf. */
+  const reportDocument = (i: number) =>
+    htmlDocument(mustacheMerger.merge(REPORT_HTML, { title: `report ${i}` }), REPORT_CSS, { width: REPORT_WIDTH, height: REPORT_HEIGHT, scaleFactor: 1, waitTime: 0, paged: true }).html;
+  const REPORT_PRINT = {
+    width: `${REPORT_WIDTH}px`,
+    height: `${REPORT_HEIGHT}px`,
+    preferCSSPageSize: true,
+    printBackground: true,
+    tagged: true,
+    outline: true,
+  } as const;
+
   let nextIndex = 0;
   const loadRun = async (path: 'miss' | 'hit', output: 'json' | 'image', concurrency: number, limits: { maxMs: number; maxCount: number }) => {
     const reply = await load.call({ baseUrl: server.url, apiKey, templateId, path, output, concurrency, ...limits, firstIndex: nextIndex, timeoutMs: REQUEST_TIMEOUT_MS });
@@ -200,10 +237,11 @@ try {
     await sleep(CPU_TAIL_MS);
     const window = (await sampler.call({ kind: 'stop' })) as CpuWindow;
     const n = run.latencies.length;
-    const own = kind === 'raw' ? 'rawChromium' : 'chromium';
+    const raw = kind === 'raw' || kind === 'raw-pdf';
+    const own = raw ? 'rawChromium' : 'chromium';
     const { families } = window;
     const node = window.process - window.sampler - clientCpu;
-    const other = families.other + (kind === 'raw' ? families.chromium : families.rawChromium);
+    const other = families.other + (raw ? families.chromium : families.rawChromium);
     const total = families[own] + node + families.temporal + families.postgres + other;
     const scenario: Scenario = {
       label,
@@ -229,6 +267,7 @@ try {
   };
 
   const scenarios: Scenario[] = [];
+  const pdfScenarios: Scenario[] = [];
   const c1JsonSamples: LoadSample[] = [];
   const rawPhases: { load: number; shot: number }[] = [];
   let rawHeader = '';
@@ -336,6 +375,25 @@ try {
       );
     }
     recordRawPhases = false;
+
+    // Chromium's own 50-page print: setContent and page.pdf on a warm page, as the card's raw capture.
+    const reportPage = await (await browser.createBrowserContext()).newPage();
+    await reportPage.setViewport({ width: REPORT_WIDTH, height: REPORT_HEIGHT });
+    const rawPrint = async (i: number) => {
+      const started = performance.now();
+      await reportPage.setContent(reportDocument(i));
+      const pdf = await reportPage.pdf(REPORT_PRINT);
+      const pages = countPdfPages(pdf);
+      if (pages !== REPORT_PAGES) throw new Error(`the raw report printed ${pages} pages, not ${REPORT_PAGES}`);
+      return performance.now() - started;
+    };
+    for (let i = 0; i < PDF_WARM_UP; i++) await rawPrint(200_000 + i);
+    pdfScenarios.push(
+      await measured(`raw pdf ${REPORT_PAGES} pages c1`, 'raw-pdf', null, 1, async () => ({
+        run: await runConcurrent(PDF_RUN, (i) => rawPrint(210_000 + i)),
+        clientCpu: 0,
+      })),
+    );
     await browser.close();
 
     for (const output of ['json', 'image'] as const) {
@@ -353,6 +411,18 @@ try {
         recordStoreCalls = false;
       }
     }
+
+    for (let i = 0; i < PDF_WARM_UP; i++) {
+      const { pages } = await renderReport(300_000 + i);
+      if (pages !== REPORT_PAGES) throw new Error(`the service's report has ${pages} pages, not ${REPORT_PAGES}`);
+    }
+    // The client here is this thread's fetch: its CPU counts in node (a few milliseconds per render of seconds).
+    pdfScenarios.push(
+      await measured(`service pdf ${REPORT_PAGES} pages c1`, 'pdf', 'image', 1, async () => ({
+        run: await runConcurrent(PDF_RUN, async (i) => (await renderReport(310_000 + i)).ms),
+        clientCpu: 0,
+      })),
+    );
   }
 
   // A hit needs the first render in the results read model, which the projection fills shortly after.
@@ -600,6 +670,22 @@ try {
       ['setContent (load event)', ms(median(rawPhases.map((phase) => phase.load))), ms(percentile(rawPhases.map((phase) => phase.load), 95))],
       ['screenshot (JPEG in Chromium)', ms(median(rawPhases.map((phase) => phase.shot))), ms(percentile(rawPhases.map((phase) => phase.shot), 95))],
     ]));
+  }
+
+  const [rawPdf, servicePdf] = [pdfScenarios.find((scenario) => scenario.kind === 'raw-pdf'), pdfScenarios.find((scenario) => scenario.kind === 'pdf')];
+  if (rawPdf && servicePdf) {
+    print();
+    print(`== ${REPORT_PAGES}-page PDF: an A4 report (a heading, prose, a 12-row table and a link per page; @page margin boxes), c1`);
+    print("   raw = setContent(html) + page.pdf({ preferCSSPageSize, printBackground, tagged, outline }) on a warm page of the raw browser");
+    print('   service = POST /api/v2/render?output=image, cache: false (navigation to the document, break census, print bounded to PDF_MAX_PAGES + 1 pages, page count)');
+    print(table(
+      ['scenario', 'n', 'p50 ms', 'p95 ms', 'chromium CPU-s', 'node CPU-s', 'temporal', 'postgres', 'total CPU-s'],
+      pdfScenarios.map(({ label, stats, cpu: c }) => [label, String(stats.n), ms(stats.p50), ms(stats.p95), cpu(c.chromium), cpu(c.node), cpu(c.temporal), cpu(c.postgres), cpu(c.total)]),
+    ));
+    print(
+      `   service vs raw: p50 ${ratio(servicePdf.stats.p50 / rawPdf.stats.p50)} (+${ms(servicePdf.stats.p50 - rawPdf.stats.p50)} ms), ` +
+        `Chromium CPU ${ratio(servicePdf.cpu.chromium / rawPdf.cpu.chromium)}, total CPU ${ratio(servicePdf.cpu.total / rawPdf.cpu.total)}`,
+    );
   }
 
   print();

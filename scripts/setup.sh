@@ -29,12 +29,13 @@ ensure_node_modules() {
 # to real fonts rather than a fallback, or images differ from what designers expect. The world's
 # scripts draw as glyphs, not boxes: fonts-noto-core has Thai, Devanagari, Bengali, Tamil, Arabic and
 # Hebrew, fonts-noto-cjk Chinese, Japanese and Korean, fonts-noto-color-emoji colour emoji.
-# poppler-utils (pdftoppm, pdftotext) lets the tests look inside rendered PDFs.
+# poppler-utils (pdftoppm, pdftotext, pdfinfo, pdffonts) and qpdf let the tests look inside rendered
+# PDFs, and check PDF/A files structurally (veraPDF is not packaged by Debian).
 SYSTEM_PACKAGES=(
   chromium chromium-headless-shell ffmpeg fontconfig
   fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   fonts-roboto fonts-open-sans fonts-lato
-  poppler-utils
+  poppler-utils qpdf
 )
 
 is_installed() {

@@ -1,3 +1,4 @@
+import type { PdfStandard } from '../../domain/renders/pdf-standards.js';
 import type { VideoClip } from '../../domain/templates/components/video-clips.js';
 import type { OutputFormat, VideoFormat } from '../../domain/templates/template-settings.js';
 
@@ -14,6 +15,14 @@ export interface RenderDocument {
    * shows each frame's instant of them; other renders let the page's own <video> show its first frame.
    */
   readonly videoClips?: readonly VideoClip[];
+  /**
+   * A document (html-editor PDFs): its content flows onto as many PDF pages as it needs, each the
+   * document's width x height unless its CSS says otherwise (`@page`). Otherwise the page is one
+   * design of exactly its size, and a PDF of it has one page.
+   */
+  readonly paged?: boolean;
+  /** What a paged PDF is called when the document has no title of its own. */
+  readonly title?: string;
 }
 
 export interface RenderedFile {
@@ -29,6 +38,8 @@ export interface CaptureOptions {
   readonly format: Exclude<OutputFormat, VideoFormat>;
   readonly quality: number;
   readonly crop: { readonly width: number; readonly height: number } | null;
+  /** PDFs only: the archival standard the file must meet. */
+  readonly pdfStandard?: PdfStandard;
 }
 
 export interface RenderEngine {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DomainError, validationError } from '../../domain/shared/errors.js';
 import { assertJsonFieldSizes } from '../../domain/shared/json-size.js';
 import { cacheMaterial } from '../../domain/renders/cache-key.js';
+import type { PdfStandard } from '../../domain/renders/pdf-standards.js';
 import { renderCost } from '../../domain/renders/pricing.js';
 import type { RenderRequested, RenderSpec } from '../../domain/renders/render-events.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
@@ -39,6 +40,7 @@ export interface RenderInput {
   readonly expires?: number;
   readonly width?: number;
   readonly height?: number;
+  readonly pdfStandard?: PdfStandard;
 }
 
 export interface RenderAnswer {
@@ -100,15 +102,25 @@ const commonSpec = (template: TemplateView, input: RenderInput, requestId: strin
   expires: input.expires ?? null,
 });
 
+/** The standard a PDF is to meet, which only a PDF can. */
+const pdfStandardOf = (input: RenderInput, format: OutputFormat): Pick<RenderSpec, 'pdfStandard'> => {
+  if (input.pdfStandard === undefined) return {};
+  if (format !== 'pdf') {
+    throw validationError(`pdfStandard applies to pdf renders only; this render is ${format}`, [`pdfStandard: ${input.pdfStandard} needs outputFormat pdf, not ${format}`]);
+  }
+  return { pdfStandard: input.pdfStandard };
+};
+
 const buildSpec = (template: TemplateView, input: RenderInput, requestId: string): RenderSpec => {
   const format = input.outputFormat ?? template.outputFormat;
+  const pdfStandard = pdfStandardOf(input, format);
   // Templates stored before the budget existed, and a video asked of an image template, meet it here.
   assertRenderableSize({ width: template.width, height: template.height, scaleFactor: template.scaleFactor, format });
   // Canvas data must name the template's properties with valid values: a 400 now, not a failed render later.
   if (template.editor !== 'html-editor') resolveValues(template.components ?? EMPTY_COMPONENT_DOCUMENT, input.data ?? {});
   if (isVideoFormat(format)) return { ...commonSpec(template, input, requestId, format), ...videoTiming(template, format, input) };
   if (input.duration !== undefined || input.fps !== undefined) throw validationError('duration and fps apply to video renders only');
-  return { ...commonSpec(template, input, requestId, format), duration: null, fps: null };
+  return { ...commonSpec(template, input, requestId, format), duration: null, fps: null, ...pdfStandard };
 };
 
 export const createRenderService = (deps: RenderServiceDeps) => {

@@ -32,5 +32,7 @@ export const cacheMaterial = (orgId: string, spec: RenderSpec, version: string |
     waitTime: spec.waitTime,
     duration: spec.duration,
     fps: spec.fps,
+    // Absent for every request without it, so their keys stay what they were.
+    pdfStandard: spec.pdfStandard,
     version,
   });

@@ -1,5 +1,6 @@
 import { eventGuard, type DomainEvent } from '../shared/events.js';
 import type { CaptureRequested } from './capture-events.js';
+import type { PdfStandard } from './pdf-standards.js';
 import type { Editor, OutputFormat } from '../templates/template-settings.js';
 
 const RENDER_STREAM_PREFIX = 'render-';
@@ -31,6 +32,8 @@ export interface RenderSpec {
   /** Video only. */
   readonly duration: number | null;
   readonly fps: number | null;
+  /** PDF only, when the client asked for it; absent otherwise (and in requests made before it existed). */
+  readonly pdfStandard?: PdfStandard;
 }
 
 export type RenderRequested = DomainEvent<

@@ -46,6 +46,11 @@ const ConfigSchema = z.object({
   RENDER_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   /** Bound on drawing a loaded template (screenshot or PDF); with the load bound and waitTime it makes the render's hard deadline. */
   RENDER_CAPTURE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
+  /**
+   * The most pages a PDF may have (an html template's document, or a web page): a longer one is
+   * refused with a 400, and no more than one page past it is ever printed.
+   */
+  PDF_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(200),
   /** Screenshots and PDFs of URLs: bound on reaching the page's load event; a page still loading then is captured as it stands. */
   CAPTURE_NAVIGATION_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   /** Bound on taking the screenshot or printing the PDF of a loaded page. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CAPTURE_KINDS, PDF_FORMAT_NAMES } from '../../domain/renders/capture-events.js';
+import { PDF_STANDARDS } from '../../domain/renders/pdf-standards.js';
 import type { RenderEvent } from '../../domain/renders/render-events.js';
 import { EDITORS, OUTPUT_FORMATS } from '../../domain/templates/template-settings.js';
 import { id, isoTime, jsonObject } from './common-schemas.js';
@@ -24,6 +25,8 @@ const renderSpec = z.object({
   expires: z.number().int().nullable(),
   duration: z.number().int().nullable(),
   fps: z.number().int().nullable(),
+  // Optional rather than a new version: requests made before it simply did not ask for a standard.
+  pdfStandard: z.enum(PDF_STANDARDS).optional(),
 });
 
 const captureSpec = z.object({

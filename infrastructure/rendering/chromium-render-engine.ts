@@ -2,7 +2,9 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { CaptureOptions, RenderDocument, RenderEngine, RenderedFile } from '../../application/ports/render-engine.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage, IMAGE_CONTENT_TYPES, type ImageFormat } from './image-encoder.js';
-import { LOAD_PROBE_MARGIN_MS, loadTemplateInFrame } from './template-document.js';
+import { toPdfA2b } from './pdf-a.js';
+import { printPdf } from './pdf-pages.js';
+import { LOAD_PROBE_MARGIN_MS, loadTemplateInFrame, navigateToTemplateDocument } from './template-document.js';
 import { fitViewport } from './page-viewport.js';
 
 export interface ChromiumRenderEngineOptions {
@@ -11,7 +13,11 @@ export interface ChromiumRenderEngineOptions {
   readonly loadTimeoutMs: number;
   /** Bound on drawing the loaded page into a file (screenshot or PDF). */
   readonly captureTimeoutMs: number;
+  /** The most pages a paged PDF may have. */
+  readonly maxPdfPages: number;
 }
+
+type RenderSettings = Omit<ChromiumRenderEngineOptions, 'pool'>;
 
 const PDF_CONTENT_TYPE = 'application/pdf';
 
@@ -53,11 +59,37 @@ const screenshot = async (
   return Buffer.from(data, 'base64');
 };
 
-const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, loadTimeoutMs: number) => {
+const pause = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined);
+
+const nameUntitled = (title: string) => `if (!document.title.trim()) document.title = ${JSON.stringify(title)}`;
+
+/**
+ * A document is printed from the main frame (printing prints the top document, not a frame in it),
+ * so it is navigated to rather than loaded into the host's spare frame; the page's reset builds the
+ * host again while the page is idle. Untitled, it is named after its template: the PDF's title is
+ * the document's, and would otherwise be its internal address.
+ */
+const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocument, settings: RenderSettings): Promise<RenderedFile> => {
+  await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs);
+  if (document.title) await cdp.send('Runtime.evaluate', { expression: nameUntitled(document.title) });
+  await pause(document.waitTime);
+  const content = await printPdf(page, cdp, {
+    width: `${document.width}px`,
+    height: `${document.height}px`,
+    preferCssPageSize: true,
+    maxPages: settings.maxPdfPages,
+    timeoutMs: settings.captureTimeoutMs,
+  });
+  return { content, contentType: PDF_CONTENT_TYPE, width: document.width, height: document.height };
+};
+
+const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, settings: RenderSettings): Promise<RenderedFile> => {
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-  await loadTemplateInFrame(page, cdp, document.html, loadTimeoutMs);
-  if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
+  if (options.format === 'pdf' && document.paged) return printDocument(page, cdp, document, settings);
+  await loadTemplateInFrame(page, cdp, document.html, settings.loadTimeoutMs);
+  await pause(document.waitTime);
   if (options.format === 'pdf') {
+    // A design is one page of exactly its size.
     const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));
     return { content, contentType: PDF_CONTENT_TYPE, width: document.width, height: document.height };
   }
@@ -65,10 +97,14 @@ const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, o
 };
 
 /** Template renders on the pool's warm pages, each bounded by a deadline the pool enforces. */
-export const createChromiumRenderEngine = ({ pool, loadTimeoutMs, captureTimeoutMs }: ChromiumRenderEngineOptions): RenderEngine => ({
-  render: (document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> =>
-    pool.withPage((page, cdp) => renderOn(page, cdp, document, options, loadTimeoutMs), {
+export const createChromiumRenderEngine = ({ pool, ...settings }: ChromiumRenderEngineOptions): RenderEngine => ({
+  async render(document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> {
+    const rendered = await pool.withPage((page, cdp) => renderOn(page, cdp, document, options, settings), {
       tenant: options.tenant,
-      deadlineMs: loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime + captureTimeoutMs,
-    }),
+      deadlineMs: settings.loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime + settings.captureTimeoutMs,
+    });
+    // Off the page: post-processing is the worker's own work, and the page can serve the next render meanwhile.
+    if (options.pdfStandard === 'PDF/A-2b') return { ...rendered, content: await toPdfA2b(rendered.content, new Date()) };
+    return rendered;
+  },
 });

@@ -1,4 +1,4 @@
-import type { HTTPRequest, Page } from 'puppeteer-core';
+import type { CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { PageCapturer } from '../../application/ports/page-capture.js';
 import type { RenderedFile } from '../../application/ports/render-engine.js';
 import { PDF_FORMATS, type CaptureSpec } from '../../domain/renders/capture-events.js';
@@ -6,6 +6,7 @@ import { validationError } from '../../domain/shared/errors.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage } from './image-encoder.js';
 import { fitViewport } from './page-viewport.js';
+import { printPdf } from './pdf-pages.js';
 
 export interface PageCaptureOptions {
   readonly pool: BrowserPool;
@@ -13,6 +14,8 @@ export interface PageCaptureOptions {
   readonly navigationTimeoutMs: number;
   /** Bound on taking the screenshot or printing the PDF once the page is ready. */
   readonly captureTimeoutMs: number;
+  /** The most pages a PDF of a page may have. */
+  readonly maxPdfPages: number;
 }
 
 const PDF_CONTENT_TYPE = 'application/pdf';
@@ -63,11 +66,18 @@ const navigate = async (page: Page, url: string, timeoutMs: number) => {
   }
 };
 
-const capturePage = async (page: Page, spec: CaptureSpec, captureTimeoutMs: number): Promise<RenderedFile> => {
+const capturePage = async (page: Page, cdp: CDPSession, spec: CaptureSpec, options: PageCaptureOptions): Promise<RenderedFile> => {
   if (spec.kind === 'pdf') {
     const paper = PDF_FORMATS[spec.pdfFormat ?? 'A4'];
-    const pdf = await page.pdf({ width: `${paper.width}mm`, height: `${paper.height}mm`, printBackground: true, timeout: captureTimeoutMs });
-    return { content: Buffer.from(pdf), contentType: PDF_CONTENT_TYPE, width: spec.width, height: spec.height };
+    // The client chose the paper: it wins over the page's own @page size. Every page is kept, up to the limit.
+    const content = await printPdf(page, cdp, {
+      width: `${paper.width}mm`,
+      height: `${paper.height}mm`,
+      preferCssPageSize: false,
+      maxPages: options.maxPdfPages,
+      timeoutMs: options.captureTimeoutMs,
+    });
+    return { content, contentType: PDF_CONTENT_TYPE, width: spec.width, height: spec.height };
   }
   const png = Buffer.from(await page.screenshot({ type: 'png', captureBeyondViewport: false }));
   // The viewport is the requested size; the crop only guarantees it whatever the browser returns.
@@ -82,11 +92,11 @@ const capturePage = async (page: Page, spec: CaptureSpec, captureTimeoutMs: numb
 export const createPageCapturer = (options: PageCaptureOptions): PageCapturer => ({
   capture: (spec: CaptureSpec, tenant: string): Promise<RenderedFile> =>
     options.pool.withPage(
-      async (page) => {
+      async (page, cdp) => {
         await fitViewport(page, { width: spec.width, height: spec.height, deviceScaleFactor: 1 });
         await navigate(page, spec.url, options.navigationTimeoutMs);
         if (spec.waitTime > 0) await sleep(spec.waitTime);
-        return capturePage(page, spec, options.captureTimeoutMs);
+        return capturePage(page, cdp, spec, options);
       },
       { tenant, deadlineMs: captureLimitMs(options, spec) },
     ),

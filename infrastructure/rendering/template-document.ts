@@ -16,7 +16,8 @@ import { TIMED_OUT, within } from './within.js';
  * document started. The host's own scripts run in
  * an isolated world, so nothing a template changes in the page's JavaScript can touch them.
  *
- * Videos, which pose the main frame on a virtual clock, still navigate to their document.
+ * Videos, which pose the main frame on a virtual clock, and paged PDFs, printed from the main frame,
+ * still navigate to their document.
  */
 
 /** `.invalid` never resolves (RFC 6761), so nothing else can answer these addresses; http, so templates' http images are not mixed content. */
@@ -159,8 +160,8 @@ export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: str
 };
 
 /**
- * Loads html as the main frame's document by navigation, for videos: their frames are posed by
- * scripts in the main frame. Bounded like loadTemplateInFrame.
+ * Loads html as the main frame's document by navigation, for videos (their frames are posed by
+ * scripts in the main frame) and paged PDFs (printing prints the main frame). Bounded like loadTemplateInFrame.
  */
 export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
   documents.set(page, html);

@@ -99,7 +99,12 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
   const steps = createRenderSteps({
     ...commandDeps,
     storage,
-    engine: createChromiumRenderEngine({ pool, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, captureTimeoutMs: config.RENDER_CAPTURE_TIMEOUT_MS }),
+    engine: createChromiumRenderEngine({
+      pool,
+      loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS,
+      captureTimeoutMs: config.RENDER_CAPTURE_TIMEOUT_MS,
+      maxPdfPages: config.PDF_MAX_PAGES,
+    }),
     merger: mustacheMerger,
     canvas: createHtmlCanvasRenderer(),
     metrics: options.metrics.metrics,
@@ -115,7 +120,12 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     segmentSeconds: config.VIDEO_SEGMENT_SECONDS,
   });
   const videoActivities = createVideoRenderActivities(videoSteps);
-  const capturer = createPageCapturer({ pool, navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS });
+  const capturer = createPageCapturer({
+    pool,
+    navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS,
+    captureTimeoutMs: config.CAPTURE_TIMEOUT_MS,
+    maxPdfPages: config.PDF_MAX_PAGES,
+  });
   const webhookDelivery = createWebhookDelivery({
     ...commandDeps,
     links,

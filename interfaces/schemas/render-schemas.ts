@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PDF_STANDARDS } from '../../domain/renders/pdf-standards.js';
 import { FPS_VALUES, OUTPUT_FORMATS, RECORD_DURATION, TEMPLATE_SIZE } from '../../domain/templates/template-settings.js';
 
 const fps = z.union(FPS_VALUES.map((value) => z.literal(value)) as [z.ZodLiteral<24>, z.ZodLiteral<25>, z.ZodLiteral<30>]);
@@ -27,6 +28,13 @@ export const RenderBody = z
     expires: z.number().int().min(1).max(604800).optional(),
     width: outputSize.optional(),
     height: outputSize.optional(),
+    pdfStandard: z
+      .enum(PDF_STANDARDS)
+      .optional()
+      .meta({
+        description:
+          'An extension of this service: the archival standard the PDF meets (XMP identification, an sRGB output intent, embedded fonts, no encryption or scripts). Only with a pdf output; a plain PDF when absent',
+      }),
   })
   .strict()
   .meta({ id: 'RenderRequest' });

@@ -82,7 +82,7 @@ describe('the canvas page in Chromium', () => {
       // The guard is set up once per page by the pool, so each policy has a pool of its own.
       const guarded = createBrowserPool({ browsers: 1, pagesPerBrowser: 1, logger: pino({ level: 'silent' }), preparePage: prepareRenderPage(createHostPolicy({ allowedPrivateHosts }), NO_ORG_ASSETS) });
       try {
-        const engine = createChromiumRenderEngine({ pool: guarded, loadTimeoutMs: 5_000, captureTimeoutMs: 5_000 });
+        const engine = createChromiumRenderEngine({ pool: guarded, loadTimeoutMs: 5_000, captureTimeoutMs: 5_000, maxPdfPages: 200 });
         const file = await engine.render({ html, ...page, scaleFactor: 1, waitTime: 0 }, { tenant: 'org-canvas', format: 'png', quality: 100, crop: null });
         return rgbAt(file.content, 25, 25);
       } finally {

@@ -173,7 +173,7 @@ describe('VIDEO components on the virtual clock', () => {
   });
 
   it('leaves image renders to the <video> element, which shows the first frame', async () => {
-    const engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000 });
+    const engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000, maxPdfPages: 200 });
     const image = await engine.render(await videoDocument(`${origin}/rgb.mp4`, 1000), { tenant: 'org-clips', format: 'png', quality: 100, crop: null });
     const { data, info } = await sharp(image.content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     expect(info.width).toBe(WIDTH);
