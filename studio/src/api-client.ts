@@ -23,11 +23,15 @@ const errorOf = async (response: Response): Promise<ApiError> => {
   return new ApiError(response.status, message, errors);
 };
 
-/** Every call sends the key in `x-api-key`; a 401 forgets it, so the page asks for it again. */
+/**
+ * Every call sends the key in `x-api-key`; a 401 forgets it, so the page asks for it again. A
+ * FormData body goes as multipart/form-data (the browser writes the boundary), anything else as JSON.
+ */
 const send = async (method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> => {
   const headers: Record<string, string> = { 'x-api-key': storedApiKey() ?? '' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body), signal });
   if (response.status === 401) {
     forgetApiKey();
     window.dispatchEvent(new Event('studio:signed-out'));
@@ -42,7 +46,7 @@ export const api = {
     const text = await response.text();
     return (text ? JSON.parse(text) : undefined) as T;
   },
-  /** A rendered file itself (POST /api/v2/render?output=image), as a blob. */
+  /** A rendered file itself (POST /api/v2/render?output=image) or an uploaded one, as a blob. */
   async blob(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Blob> {
     return (await send(method, path, body, signal)).blob();
   },

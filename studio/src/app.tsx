@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { forgetApiKey, storedApiKey, storeApiKey } from './api-key';
 import { hrefOf, useHashRoute } from './hash-route';
+import { AssetsPage } from './pages/assets-page';
 import { KeyPage } from './pages/key-page';
 import { ResultsPage } from './pages/results-page';
 import { TemplatePage } from './pages/template-page';
@@ -35,7 +36,7 @@ export const App = () => {
       <header className="bar">
         <strong>Template studio</strong>
         <nav aria-label="Studio">
-          {(['templates', 'results', 'usage'] as const).map((page) => (
+          {(['templates', 'assets', 'results', 'usage'] as const).map((page) => (
             <a key={page} href={hrefOf({ page })} aria-current={current === page ? 'page' : undefined}>
               {page[0]?.toUpperCase()}
               {page.slice(1)}
@@ -55,6 +56,7 @@ export const App = () => {
       <main>
         {route.page === 'templates' && <TemplatesPage />}
         {route.page === 'template' && <TemplatePage key={route.id} id={route.id} />}
+        {route.page === 'assets' && <AssetsPage />}
         {route.page === 'results' && <ResultsPage />}
         {route.page === 'usage' && <UsagePage />}
       </main>

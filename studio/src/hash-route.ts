@@ -1,12 +1,17 @@
 import { useEffect, useState } from 'react';
 
 /** Pages live in the URL's fragment (`#/templates/<id>`): the service serves one page, and a reload or a link keeps the place. */
-export type Route = { readonly page: 'templates' } | { readonly page: 'template'; readonly id: string } | { readonly page: 'results' } | { readonly page: 'usage' };
+export type Route =
+  | { readonly page: 'templates' }
+  | { readonly page: 'template'; readonly id: string }
+  | { readonly page: 'assets' }
+  | { readonly page: 'results' }
+  | { readonly page: 'usage' };
 
 export const routeOf = (hash: string): Route => {
   const [page, id] = hash.replace(/^#\/?/, '').split('/');
   if (page === 'templates' && id) return { page: 'template', id: decodeURIComponent(id) };
-  if (page === 'results' || page === 'usage') return { page };
+  if (page === 'assets' || page === 'results' || page === 'usage') return { page };
   return { page: 'templates' };
 };
 

@@ -1,3 +1,5 @@
+import type { components } from '../../generated/api-types.js';
+
 /** What the studio reads of the public API's answers (see API-SPEC.md); the service may send more. */
 
 export type Editor = 'html-editor' | 'canvas-editor' | 'canvas-html';
@@ -78,3 +80,10 @@ export interface Usage {
   readonly uploads: { readonly used: number; readonly total: number };
   readonly plan: { readonly name: string; readonly status: string; readonly nextBillingAt: string };
 }
+
+/** Fonts and uploads as the OpenAPI document describes them (generated/api-types.ts, from `npm run openapi`). */
+export type Font = components['schemas']['Font'];
+/** An uploaded font: the only kind with an identifier (which deletes it). */
+export type CustomFont = components['schemas']['CustomFont'];
+export type Upload = components['schemas']['Upload'];
+export type UploadPage = components['schemas']['PageUpload'];

@@ -1,13 +1,15 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { COMPONENT_TYPES } from '../../../domain/templates/components/component-document';
 import { api } from '../api-client';
+import { fontFamilies } from '../assets';
 import { freshId } from '../component-values';
 import type { Box } from '../geometry';
 import { StatusLine } from '../status-line';
 import type { Component, ComponentDocument, Template } from '../types';
+import { useAssets } from '../use-assets';
 import { useDebouncedRender } from '../use-debounced-render';
 import { useSerialSave } from '../use-serial-save';
-import { ComponentForm } from './component-form';
+import { ComponentForm, type AssetChoices } from './component-form';
 import { ComponentOverlay } from './component-overlay';
 import { PreviewImage } from './preview-image';
 import { VideoPreview } from './video-preview';
@@ -34,6 +36,9 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
   const [document, setDocument] = useState<ComponentDocument | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [adding, setAdding] = useState<string>('TEXT');
+  // The organization's font families and newest uploads, offered by the TEXT and IMAGE forms.
+  const { fonts, uploads } = useAssets();
+  const choices = useMemo<AssetChoices>(() => ({ families: fonts ? fontFamilies(fonts) : null, uploads: uploads?.content ?? null }), [fonts, uploads]);
   const saver = useSerialSave<ComponentDocument>(async (saved) => {
     await api.json('PUT', path, saved);
     await refresh();
@@ -121,6 +126,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
           component={current}
           properties={(template.properties ?? []).filter((property) => property.componentId === current.id)}
           animated={template.editor === 'canvas-html'}
+          choices={choices}
           onChange={(change) => update(current.id, change)}
         />
       )}

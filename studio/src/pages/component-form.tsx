@@ -1,13 +1,75 @@
 import { useEffect, useState } from 'react';
 import type { ComponentAnimation } from '../../../domain/templates/components/component-document';
+import { describeUpload, unlistedFamily, type FontFamilies } from '../assets';
 import { formatValue, parseValue } from '../component-values';
-import type { Component, Property } from '../types';
+import type { Component, Property, Upload } from '../types';
 import { AnimationFields } from './animation-fields';
+import { UploadThumbnail } from './upload-thumbnail';
 
 const GEOMETRY = ['x', 'y', 'width', 'height', 'rotation', 'opacity', 'zIndex'] as const;
 
-/** One property's field, by the input type the service gives it; JSON and HTML get room to write. */
-const PropertyField = ({ property, value, onChange }: { property: Property; value: unknown; onChange: (value: unknown) => void }) => {
+/** The organization's fonts and uploads for the fields that name them; null while loading or when they cannot be read (the field is then plain text). */
+export interface AssetChoices {
+  readonly families: FontFamilies | null;
+  readonly uploads: readonly Upload[] | null;
+}
+
+/** A font family from the organization's list: its uploaded fonts, then the machine's; a family the document names outside the list stays choosable. */
+const FontFamilySelect = ({ id, value, families, onChange }: { id: string; value: string; families: FontFamilies; onChange: (family: string) => void }) => {
+  const unlisted = unlistedFamily(families, value);
+  return (
+    <select id={id} value={value} onChange={(event) => onChange(event.target.value)}>
+      {unlisted !== null && (
+        <optgroup label="Named by this template">
+          <option value={unlisted}>{unlisted} (not in the font list)</option>
+        </optgroup>
+      )}
+      {families.uploaded.length > 0 && (
+        <optgroup label="Uploaded fonts">
+          {families.uploaded.map((family) => (
+            <option key={family}>{family}</option>
+          ))}
+        </optgroup>
+      )}
+      <optgroup label="Built-in fonts">
+        {families.builtIn.map((family) => (
+          <option key={family}>{family}</option>
+        ))}
+      </optgroup>
+    </select>
+  );
+};
+
+/** The organization's uploaded images as buttons: choosing one makes its address the image source. */
+const UploadPicker = ({ value, uploads, onPick }: { value: string; uploads: readonly Upload[]; onPick: (href: string) => void }) => (
+  <fieldset className="upload-picker">
+    <legend>Uploaded images</legend>
+    {uploads.length === 0 ? (
+      <p className="hint">
+        None yet: upload images on the <a href="#/assets">Assets</a> page.
+      </p>
+    ) : (
+      <ul>
+        {uploads.map((upload) => (
+          <li key={upload.identifier}>
+            <button
+              type="button"
+              aria-pressed={value === upload.href}
+              aria-label={`Use the image ${describeUpload(upload)}, uploaded ${new Date(upload.createdAt).toLocaleString()}`}
+              data-pick-upload={upload.identifier}
+              onClick={() => onPick(upload.href)}
+            >
+              <UploadThumbnail upload={upload} alt="" />
+            </button>
+          </li>
+        ))}
+      </ul>
+    )}
+  </fieldset>
+);
+
+/** One property's field, by the input type the service gives it; JSON and HTML get room to write, fonts and image sources are offered from the organization's assets. */
+const PropertyField = ({ property, value, choices, onChange }: { property: Property; value: unknown; choices: AssetChoices; onChange: (value: unknown) => void }) => {
   const [text, setText] = useState(formatValue(value));
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => setText(formatValue(value)), [value]);
@@ -27,17 +89,21 @@ const PropertyField = ({ property, value, onChange }: { property: Property; valu
     );
   }
   const multiline = property.type === 'json' || property.type === 'html' || property.property === 'text';
+  const imageSource = property.componentType === 'IMAGE' && property.property === 'src';
   return (
     <div className="field">
       <label htmlFor={id}>
         {property.property} <span className="type">({property.type})</span>
       </label>
-      {multiline ? (
+      {property.type === 'font' && choices.families ? (
+        <FontFamilySelect id={id} value={text} families={choices.families} onChange={change} />
+      ) : multiline ? (
         <textarea id={id} spellCheck={false} value={text} onChange={(event) => change(event.target.value)} aria-invalid={problem !== null} />
       ) : (
         <input id={id} type={property.type === 'number' ? 'number' : 'text'} step="any" value={text} onChange={(event) => change(event.target.value)} aria-invalid={problem !== null} />
       )}
       {problem && <span className="problem">{problem}</span>}
+      {imageSource && choices.uploads && <UploadPicker value={text} uploads={choices.uploads} onPick={change} />}
     </div>
   );
 };
@@ -47,11 +113,13 @@ export const ComponentForm = ({
   component,
   properties,
   animated,
+  choices,
   onChange,
 }: {
   component: Component;
   properties: readonly Property[];
   animated: boolean;
+  choices: AssetChoices;
   onChange: (change: Record<string, unknown>) => void;
 }) => (
   <form className="component-form" aria-label={`Properties of ${component.id}`} onSubmit={(event) => event.preventDefault()}>
@@ -81,6 +149,7 @@ export const ComponentForm = ({
         key={property.key}
         property={property}
         value={component[property.property ?? ''] ?? fallback(property)}
+        choices={choices}
         onChange={(value) => onChange({ [property.property ?? '']: value })}
       />
     ))}
