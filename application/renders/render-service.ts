@@ -171,7 +171,8 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       const requestId = deps.ids.next();
       const spec = buildSpec(template, input, requestId);
       const useCache = input.cache !== false;
-      const cacheKey = useCache ? createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null)).digest('hex') : null;
+      const assetsVersion = useCache ? ((await deps.accounts.getAccount(context.caller.orgId))?.assetsVersion ?? 0) : 0;
+      const cacheKey = useCache ? createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null, assetsVersion)).digest('hex') : null;
       const requested: RenderRequested['data'] = {
         requestId,
         orgId: context.caller.orgId,

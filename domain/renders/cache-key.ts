@@ -14,10 +14,12 @@ export const canonicalJson = (value: unknown): string => {
 
 /**
  * What makes two renders produce the same file: the template's content revision and everything of
- * the request that changes pixels, plus the client's `version`. The file name and link expiry do
- * not change pixels, so they do not split the cache.
+ * the request that changes pixels, plus the client's `version`, plus the organization's uploaded
+ * fonts and images as they stand (`assetsVersion` moves with each upload and deletion: a template may
+ * name a font or an image that came or went since). The file name and link expiry do not change
+ * pixels, so they do not split the cache.
  */
-export const cacheMaterial = (orgId: string, spec: RenderSpec, version: string | null): string =>
+export const cacheMaterial = (orgId: string, spec: RenderSpec, version: string | null, assetsVersion = 0): string =>
   canonicalJson({
     orgId,
     templateId: spec.templateId,
@@ -34,5 +36,7 @@ export const cacheMaterial = (orgId: string, spec: RenderSpec, version: string |
     fps: spec.fps,
     // Absent for every request without it, so their keys stay what they were.
     pdfStandard: spec.pdfStandard,
+    // Absent until the organization first uploads a font or an image, so older keys stay what they were.
+    assetsVersion: assetsVersion > 0 ? assetsVersion : undefined,
     version,
   });

@@ -344,11 +344,29 @@ describe('image uploads', () => {
     expect(await pixel(await renderFile(app.apiKey, template), 120, 40)).not.toEqual(MAGENTA);
   });
 
+  it('does not answer from the render cache across an upload or a deletion', async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toBuffer();
+    const uploaded = (await post('/api/v2/uploads', form({ file: fileBlob(png) }))).body;
+    const template = await htmlTemplate(app.apiKey, `<img src="${uploaded.href}" style="display:block;width:240px;height:80px">`, '');
+    const cachedRender = async () => {
+      const response = await app.call('POST', '/api/v2/render', { body: { template, outputFormat: 'png' } });
+      expect(response.status).toBe(200);
+      const href = new URL(response.body.href);
+      return { cached: response.body.cached === true, image: Buffer.from(await (await fetch(`${app.url}${href.pathname}${href.search}`)).arrayBuffer()) };
+    };
+    expect(await pixel((await cachedRender()).image, 120, 40)).toEqual([0, 0, 255]);
+    expect((await cachedRender()).cached).toBe(true);
+    expect((await app.call('DELETE', `/api/v2/uploads/${uploaded.identifier}`)).status).toBe(200);
+    const afterDeletion = await cachedRender();
+    expect(afterDeletion.cached).toBe(false);
+    expect(await pixel(afterDeletion.image, 120, 40)).not.toEqual([0, 0, 255]);
+  });
+
   it('shows every upload and deletion in the audit history of uploads, to its own organization only', async () => {
     const history = await app.call('GET', '/api/v2/audit/uploads');
     expect(history.status).toBe(200);
     const kinds = history.body.map((row: { kind: string; deletedAt: string | null }) => `${row.kind}:${row.deletedAt === null ? 'kept' : 'deleted'}`);
-    expect(kinds).toEqual(['font:deleted', 'image:deleted', 'image:kept']);
+    expect(kinds).toEqual(['font:deleted', 'image:deleted', 'image:kept', 'image:deleted']);
     expect(history.body[0]).toMatchObject({ font: { family: 'Brand Mono', weight: 700 }, uploadedBy: expect.any(String), deletedBy: expect.any(String) });
     expect(history.body[1]).toMatchObject({ identifier: pngUpload.identifier, bytes: pngUpload.size, image: { contentType: 'image/png', width: 64, height: 32 } });
     expect((await app.call('GET', '/api/v2/audit/uploads', { key: otherKey })).body).toEqual([]);
