@@ -173,7 +173,7 @@ describe('html-editor templates rendered as PDF are documents', () => {
     expect((await fonts(file)).filter((font) => !font.embedded)).toEqual([]);
   });
 
-  it('refuses a page bomb before printing it, with a 400 naming the limit, refunds it and renders the next document', async () => {
+  it('refuses a page bomb with a 400 naming the limit, refunds it, and renders the next document', async () => {
     const bombId = await createHtmlTemplate('Page bomb', `<p>start</p>${PAGE_BOMB}`, '');
     const before = await creditsUsed();
     const refused = await render({ template: bombId, outputFormat: 'pdf', cache: false });
