@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Brings a machine to the point where `npm start` and `npm test` can run. Runs before each of
 # them, so every step first checks whether there is anything to do and returns at once if not.
+# `--tests` also builds what only the tests need (MinIO, the S3-compatible server).
+# The slow independent steps (apt, npm, the Temporal CLI build) run side by side; each says how long it took.
 set -euo pipefail
+
+FOR_TESTS=false
+if [ "${1:-}" = "--tests" ]; then
+  FOR_TESTS=true
+fi
 
 cd "$(dirname "$0")/.."
 
@@ -157,8 +164,36 @@ ensure_studio() {
   node_modules/.bin/node node_modules/vite/bin/vite.js build --config studio/vite.config.ts --logLevel warn >&2
 }
 
-ensure_node_modules
-ensure_studio
-ensure_system_packages
-ensure_temporal_cli
-ensure_minio
+# Runs a step and says how long it took, when it had anything to do (a step with nothing to do returns at once).
+timed() {
+  local name="$1"
+  shift
+  local started=$SECONDS
+  "$@"
+  local took=$((SECONDS - started))
+  if [ "$took" -gt 0 ]; then
+    log "$name: done in ${took} s"
+  fi
+}
+
+started_all=$SECONDS
+# apt and the Go build need nothing of npm's, nor npm of theirs: they go on in the background.
+timed "system packages" ensure_system_packages &
+packages_job=$!
+timed "Temporal CLI" ensure_temporal_cli &
+temporal_job=$!
+timed "npm packages" ensure_node_modules
+timed "studio" ensure_studio
+failed=false
+wait "$packages_job" || failed=true
+wait "$temporal_job" || failed=true
+if [ "$failed" = true ]; then
+  log "a setup step failed (see above)"
+  exit 1
+fi
+if [ "$FOR_TESTS" = true ]; then
+  timed "MinIO" ensure_minio
+fi
+if [ $((SECONDS - started_all)) -gt 0 ]; then
+  log "ready in $((SECONDS - started_all)) s"
+fi
