@@ -1,10 +1,9 @@
-import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { notFound } from '../../domain/shared/errors.js';
-import { accountStream } from '../../domain/accounts/account-events.js';
 import type { AssetCommand } from '../../domain/accounts/asset-commands.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { onAccountStream } from '../shared/stream-commands.js';
 import type { RequestContext } from '../shared/request-context.js';
 
 export interface AssetDeps extends CommandDeps {
@@ -18,7 +17,7 @@ export interface AssetDeps extends CommandDeps {
  * the read models have it: a font uploaded is a font the next render finds.
  */
 export const handleAssetCommand = async (deps: AssetDeps, context: RequestContext, command: AssetCommand) => {
-  const result = await handleCommand(deps, accountDecider, accountStream(context.caller.orgId), command, context);
+  const result = await onAccountStream(deps, context.caller.orgId, command, context);
   if (result.position !== null) await deps.progress.waitFor(result.position);
   return result;
 };

@@ -7,13 +7,13 @@ export type RenderKind = 'image' | 'video' | 'video_segment' | 'capture';
  * request, a crashed page, a missed deadline); 'unavailable' when the pool refused it for now;
  * 'error' for a fault outside the render (storage, the event store), which Temporal retries.
  */
-export type RenderOutcome = 'done' | 'failed' | 'unavailable' | 'error';
+export type RenderMetricOutcome = 'done' | 'failed' | 'unavailable' | 'error';
 
 export type WebhookAttemptOutcome = 'delivered' | 'failed';
 
 /** Operational counters the use cases report; the adapter decides how they are exported. */
 export interface Metrics {
   /** Starts timing one attempt at producing a render; call the returned function once, with how it ended. */
-  startRender(labels: { readonly kind: RenderKind; readonly format: string }): (outcome: RenderOutcome) => void;
+  startRender(labels: { readonly kind: RenderKind; readonly format: string }): (outcome: RenderMetricOutcome) => void;
   webhookAttempt(outcome: WebhookAttemptOutcome): void;
 }

@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain/shared/errors.js';
-import type { Metrics, RenderKind, RenderOutcome } from '../ports/metrics.js';
+import type { Metrics, RenderKind, RenderMetricOutcome } from '../ports/metrics.js';
 
-export const renderOutcomeOf = (error: unknown): RenderOutcome => {
+export const renderOutcomeOf = (error: unknown): RenderMetricOutcome => {
   if (!(error instanceof DomainError)) return 'error';
   return error.code === 'unavailable' ? 'unavailable' : 'failed';
 };

@@ -1,4 +1,3 @@
-import { accountStream } from '../../domain/accounts/account-events.js';
 import type { AcceptedRequest } from '../../domain/renders/render.js';
 import type { Clock } from '../ports/clock.js';
 import { systemContextFor } from '../shared/request-context.js';
@@ -7,7 +6,7 @@ import type { AccountCommands } from './account-commands.js';
 /** Charges a request's price to its organization, once however often it is retried (the account decider keys charges by request). */
 export const chargeCredits = (accounts: AccountCommands, clock: Clock, request: AcceptedRequest) =>
   accounts.handle(
-    accountStream(request.orgId),
+    request.orgId,
     { type: 'ChargeCredits', data: { orgId: request.orgId, requestId: request.requestId, amount: request.credits, now: clock.now().toISOString() } },
     systemContextFor(request.orgId, request.requestId),
   );

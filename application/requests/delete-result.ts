@@ -1,14 +1,12 @@
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream } from '../../domain/renders/render-events.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { onRenderStream } from '../shared/stream-commands.js';
 import type { RequestContext } from '../shared/request-context.js';
 
 /** Deletes the caller's finished result; another organization's is not found, a pending one is a conflict. */
 export const deleteResult = (deps: CommandDeps, requestId: string, context: RequestContext) =>
-  handleCommand(
+  onRenderStream(
     deps,
-    renderDecider,
-    renderStream(requestId),
+    requestId,
     { type: 'DeleteResult', data: { requestId, orgId: context.caller.orgId, now: deps.clock.now().toISOString() } },
     context,
   );

@@ -1,7 +1,6 @@
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream } from '../../domain/renders/render-events.js';
 import { systemContextFor } from '../shared/request-context.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { onRenderStream } from '../shared/stream-commands.js';
 
 /**
  * Records how far a video's capture got (or one segment's, given `segment`); the decider keeps only
@@ -14,10 +13,9 @@ export const recordRenderProgress = (
   framesTotal: number,
   segment?: number,
 ) =>
-  handleCommand(
+  onRenderStream(
     deps,
-    renderDecider,
-    renderStream(request.requestId),
+    request.requestId,
     { type: 'RecordRenderProgress', data: { requestId: request.requestId, framesDone, framesTotal, now: deps.clock.now().toISOString(), ...(segment === undefined ? {} : { segment }) } },
     systemContextFor(request.orgId, request.requestId),
   );

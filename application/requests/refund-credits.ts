@@ -1,4 +1,3 @@
-import { accountStream } from '../../domain/accounts/account-events.js';
 import type { Clock } from '../ports/clock.js';
 import { systemContextFor } from '../shared/request-context.js';
 import type { AccountCommands } from './account-commands.js';
@@ -6,7 +5,7 @@ import type { AccountCommands } from './account-commands.js';
 /** Gives back what a request was charged, if anything, and never twice. */
 export const refundCredits = (accounts: AccountCommands, clock: Clock, request: { readonly orgId: string; readonly requestId: string }) =>
   accounts.handle(
-    accountStream(request.orgId),
+    request.orgId,
     { type: 'RefundCredits', data: { orgId: request.orgId, requestId: request.requestId, now: clock.now().toISOString() } },
     systemContextFor(request.orgId, request.requestId),
   );

@@ -1,14 +1,13 @@
-import { renderDecider } from '../../domain/renders/render-decider.js';
-import { renderStream, type RenderRequested, type StoredFile } from '../../domain/renders/render-events.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { RenderRequested, StoredFile } from '../../domain/renders/render-events.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { onRenderStream } from '../shared/stream-commands.js';
 import type { RequestContext } from '../shared/request-context.js';
 
 /** Accepts a render answered from the cache: requested and done in one append, free, with an earlier render's file. */
 export const requestCachedRender = (deps: CommandDeps, requested: RenderRequested['data'], cached: { readonly file: StoredFile; readonly sourceRequestId: string }, context: RequestContext) =>
-  handleCommand(
+  onRenderStream(
     deps,
-    renderDecider,
-    renderStream(requested.requestId),
+    requested.requestId,
     { type: 'RequestCachedRender', data: { request: requested, file: cached.file, sourceRequestId: cached.sourceRequestId, now: deps.clock.now().toISOString() } },
     context,
     { newStream: true },

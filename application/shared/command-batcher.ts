@@ -21,7 +21,7 @@ export interface CommandBatcher<State, Command, Event extends DomainEvent> {
    * Decides and appends one command. `position` is that of the batch's append, which includes this
    * command's events: waiting for it is waiting for them.
    */
-  handle(streamName: string, command: Command, context: RequestContext): Promise<CommandResult<State, Event>>;
+  handle(id: string, command: Command, context: RequestContext): Promise<CommandResult<State, Event>>;
 }
 
 export interface CommandBatcherOptions {
@@ -58,6 +58,8 @@ const isConflict = (error: unknown) => error instanceof DomainError && error.cod
 export const createCommandBatcher = <State, Command, Event extends DomainEvent>(
   deps: CommandDeps,
   decider: Decider<State, Command, Event>,
+  /** The stream an id names: the batcher is bound to one aggregate, as commandHandler is. */
+  streamOf: (id: string) => string,
   { maxStreams = 1_000, maxBatch = 500 }: CommandBatcherOptions = {},
 ): CommandBatcher<State, Command, Event> => {
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
@@ -151,7 +153,8 @@ export const createCommandBatcher = <State, Command, Event extends DomainEvent>(
   };
 
   return {
-    handle(streamName, command, context) {
+    handle(id, command, context) {
+      const streamName = streamOf(id);
       return new Promise((resolve, reject) => {
         const slot = slotFor(streamName);
         slot.queue.push({ command, context, resolve, reject });

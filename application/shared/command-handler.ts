@@ -58,7 +58,7 @@ export interface HandleOptions {
  * command is decided again against the newer state: a command that still makes sense then goes
  * through, one that does not (a second create) fails with the decider's own error.
  */
-export const handleCommand = async <State, Command, Event extends DomainEvent>(
+const handleCommand = async <State, Command, Event extends DomainEvent>(
   deps: CommandDeps,
   decider: Decider<State, Command, Event>,
   streamName: string,
@@ -84,3 +84,13 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
     }
   }
 };
+
+/**
+ * A decider bound once to how its streams are named, as emmett's CommandHandler(evolve,
+ * initialState): callers name the aggregate by its id and give a command typed by that decider,
+ * never a decider or a stream of their own choosing.
+ */
+export const commandHandler =
+  <State, Command, Event extends DomainEvent>(decider: Decider<State, Command, Event>, streamOf: (id: string) => string) =>
+  (deps: CommandDeps, id: string, command: Command, context: RequestContext, options: HandleOptions = {}): Promise<CommandResult<State, Event>> =>
+    handleCommand(deps, decider, streamOf(id), command, context, options);

@@ -4,7 +4,8 @@ import type { OpenAccountState } from '../../domain/accounts/account.js';
 import { notFound } from '../../domain/shared/errors.js';
 import type { SecretSealer } from '../ports/secret-sealer.js';
 import type { WebhookSecretGenerator } from '../ports/webhook-sender.js';
-import { handleCommand, type CommandDeps } from '../shared/command-handler.js';
+import type { CommandDeps } from '../shared/command-handler.js';
+import { onAccountStream } from '../shared/stream-commands.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { aggregateStream } from '../shared/stream-reads.js';
 
@@ -47,10 +48,9 @@ export const createWebhookSecrets = (deps: WebhookSecretsDeps) => {
   const withSecret = async (orgId: string, context: RequestContext): Promise<OpenAccountState & { webhookSecret: StoredSecret }> => {
     const account = await openAccount(orgId);
     if (account.webhookSecret !== null) return { ...account, webhookSecret: account.webhookSecret };
-    const { state } = await handleCommand(
+    const { state } = await onAccountStream(
       deps,
-      accountDecider,
-      accountStream(orgId),
+      orgId,
       { type: 'IssueWebhookSecret', data: { orgId, sealedSecret: fresh().sealed, now: deps.clock.now().toISOString() } },
       context,
     );
@@ -75,10 +75,9 @@ export const createWebhookSecrets = (deps: WebhookSecretsDeps) => {
     /** A new secret; the account's decider refuses an organization that does not exist. */
     async rotate(orgId: string, context: RequestContext): Promise<string> {
       const { plain, sealed } = fresh();
-      await handleCommand(
+      await onAccountStream(
         deps,
-        accountDecider,
-        accountStream(orgId),
+        orgId,
         { type: 'RotateWebhookSecret', data: { orgId, sealedSecret: sealed, now: deps.clock.now().toISOString() } },
         context,
       );

@@ -22,7 +22,7 @@ import type {
   WebhookSecretRotated,
 } from './account-events.js';
 import { isAccountEvent } from './account-events.js';
-import { deleteFont, deleteUpload, storeUpload, uploadFont } from './asset-decisions.js';
+import { decideDeleteFont, decideDeleteUpload, decideStoreUpload, decideUploadFont } from './asset-decisions.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
 import { chargedFor, wasRefunded } from './credit-movements.js';
 import { isRenewalDue, renewalAfter } from './billing-period.js';
@@ -32,7 +32,7 @@ const requireOpen = (state: Account) => {
   return state;
 };
 
-export const openAccount = ({ data }: OpenAccount, state: Account): (AccountOpened | WebhookSecretIssued)[] => {
+export const decideOpenAccount = ({ data }: OpenAccount, state: Account): (AccountOpened | WebhookSecretIssued)[] => {
   if (state.status !== 'absent') throw conflict(`Organization ${data.orgId} already exists`);
   if (data.plan.credits < 0) throw validationError('plan credits must not be negative');
   const opened: AccountOpened = { type: 'AccountOpened', data: { orgId: data.orgId, name: data.name, plan: data.plan, openedAt: data.now } };
@@ -40,7 +40,7 @@ export const openAccount = ({ data }: OpenAccount, state: Account): (AccountOpen
   return [opened, { type: 'WebhookSecretIssued', data: { orgId: data.orgId, secret: { sealed: data.sealedWebhookSecret }, issuedAt: data.now } }];
 };
 
-export const issueApiKey = ({ data }: IssueApiKey, state: Account): ApiKeyIssued[] => {
+export const decideIssueApiKey = ({ data }: IssueApiKey, state: Account): ApiKeyIssued[] => {
   const account = requireOpen(state);
   const existing = account.apiKeys.get(data.keyId);
   // The same key id with the same hash is a retried command: nothing new happened.
@@ -65,7 +65,7 @@ export const issueApiKey = ({ data }: IssueApiKey, state: Account): ApiKeyIssued
   ];
 };
 
-export const revokeApiKey = ({ data }: RevokeApiKey, state: Account): ApiKeyRevoked[] => {
+export const decideRevokeApiKey = ({ data }: RevokeApiKey, state: Account): ApiKeyRevoked[] => {
   const key = requireOpen(state).apiKeys.get(data.keyId);
   if (!key) throw notFound('API key');
   if (key.revoked) return [];
@@ -76,7 +76,7 @@ export const revokeApiKey = ({ data }: RevokeApiKey, state: Account): ApiKeyRevo
  * Charges once per request id: a retried activity finds its charge already recorded. A charge that
  * falls after the renewal date first opens the new period.
  */
-export const chargeCredits = ({ data }: ChargeCredits, state: Account): (CreditsRenewed | CreditsCharged)[] => {
+export const decideChargeCredits = ({ data }: ChargeCredits, state: Account): (CreditsRenewed | CreditsCharged)[] => {
   const account = requireOpen(state);
   if (chargedFor(account.movements, data.requestId) !== undefined || data.amount === 0) return [];
   if (data.amount < 0) throw validationError('a charge cannot be negative');
@@ -99,7 +99,7 @@ export const chargeCredits = ({ data }: ChargeCredits, state: Account): (Credits
 };
 
 /** Gives back what one request was charged, at most once. */
-export const refundCredits = ({ data }: RefundCredits, state: Account): CreditsRefunded[] => {
+export const decideRefundCredits = ({ data }: RefundCredits, state: Account): CreditsRefunded[] => {
   const account = requireOpen(state);
   const amount = chargedFor(account.movements, data.requestId);
   if (amount === undefined || wasRefunded(account.movements, data.requestId)) return [];
@@ -107,13 +107,13 @@ export const refundCredits = ({ data }: RefundCredits, state: Account): CreditsR
 };
 
 /** An account gets one secret; asking again (a retry, two deliveries at once) keeps the first. */
-export const issueWebhookSecret = ({ data }: IssueWebhookSecret, state: Account): WebhookSecretIssued[] => {
+export const decideIssueWebhookSecret = ({ data }: IssueWebhookSecret, state: Account): WebhookSecretIssued[] => {
   const account = requireOpen(state);
   if (account.webhookSecret !== null) return [];
   return [{ type: 'WebhookSecretIssued', data: { orgId: data.orgId, secret: { sealed: data.sealedSecret }, issuedAt: data.now } }];
 };
 
-export const rotateWebhookSecret = ({ data }: RotateWebhookSecret, state: Account): WebhookSecretRotated[] => {
+export const decideRotateWebhookSecret = ({ data }: RotateWebhookSecret, state: Account): WebhookSecretRotated[] => {
   const account = requireOpen(state);
   // The same sealed string again is a retried command: sealing twice never gives the same string.
   const current = account.webhookSecret;
@@ -124,27 +124,27 @@ export const rotateWebhookSecret = ({ data }: RotateWebhookSecret, state: Accoun
 export const decideAccount = (command: AccountCommand, state: Account): AccountEvent[] => {
   switch (command.type) {
     case 'OpenAccount':
-      return openAccount(command, state);
+      return decideOpenAccount(command, state);
     case 'IssueApiKey':
-      return issueApiKey(command, state);
+      return decideIssueApiKey(command, state);
     case 'RevokeApiKey':
-      return revokeApiKey(command, state);
+      return decideRevokeApiKey(command, state);
     case 'ChargeCredits':
-      return chargeCredits(command, state);
+      return decideChargeCredits(command, state);
     case 'RefundCredits':
-      return refundCredits(command, state);
+      return decideRefundCredits(command, state);
     case 'IssueWebhookSecret':
-      return issueWebhookSecret(command, state);
+      return decideIssueWebhookSecret(command, state);
     case 'RotateWebhookSecret':
-      return rotateWebhookSecret(command, state);
+      return decideRotateWebhookSecret(command, state);
     case 'UploadFont':
-      return uploadFont(command, state);
+      return decideUploadFont(command, state);
     case 'DeleteFont':
-      return deleteFont(command, state);
+      return decideDeleteFont(command, state);
     case 'StoreUpload':
-      return storeUpload(command, state);
+      return decideStoreUpload(command, state);
     case 'DeleteUpload':
-      return deleteUpload(command, state);
+      return decideDeleteUpload(command, state);
     default:
       return assertNever(command);
   }

@@ -21,7 +21,7 @@ const assertRoomFor = (account: OpenAccountState, bytes: number, storedResultByt
 /** An id already recorded is the same upload retried: nothing new happened. */
 const alreadyRecorded = (account: OpenAccountState, id: string, kind: AssetState['kind']): boolean => account.assets.get(id)?.kind === kind;
 
-export const uploadFont = ({ data }: UploadFont, state: Account): FontUploaded[] => {
+export const decideUploadFont = ({ data }: UploadFont, state: Account): FontUploaded[] => {
   const account = requireOpen(state);
   if (alreadyRecorded(account, data.fontId, 'font')) return [];
   assertRoomFor(account, data.bytes, data.storedResultBytes);
@@ -29,7 +29,7 @@ export const uploadFont = ({ data }: UploadFont, state: Account): FontUploaded[]
   return [{ type: 'FontUploaded', data: { ...font, uploadedAt: now } }];
 };
 
-export const storeUpload = ({ data }: StoreUpload, state: Account): UploadStored[] => {
+export const decideStoreUpload = ({ data }: StoreUpload, state: Account): UploadStored[] => {
   const account = requireOpen(state);
   if (alreadyRecorded(account, data.uploadId, 'image')) return [];
   assertRoomFor(account, data.bytes, data.storedResultBytes);
@@ -37,13 +37,13 @@ export const storeUpload = ({ data }: StoreUpload, state: Account): UploadStored
   return [{ type: 'UploadStored', data: { ...upload, storedAt: now } }];
 };
 
-export const deleteFont = ({ data }: DeleteFont, state: Account): FontDeleted[] => {
+export const decideDeleteFont = ({ data }: DeleteFont, state: Account): FontDeleted[] => {
   const font = requireOpen(state).assets.get(data.fontId);
   if (font?.kind !== 'font') throw notFound('Font');
   return [{ type: 'FontDeleted', data: { fontId: data.fontId, bytes: font.bytes, deletedAt: data.now } }];
 };
 
-export const deleteUpload = ({ data }: DeleteUpload, state: Account): UploadDeleted[] => {
+export const decideDeleteUpload = ({ data }: DeleteUpload, state: Account): UploadDeleted[] => {
   const upload = requireOpen(state).assets.get(data.uploadId);
   if (upload?.kind !== 'image') throw notFound('Upload');
   return [{ type: 'UploadDeleted', data: { uploadId: data.uploadId, bytes: upload.bytes, deletedAt: data.now } }];

@@ -1,16 +1,5 @@
+import { canonicalJson } from '../shared/canonical-json.js';
 import type { RenderSpec } from './render-events.js';
-
-/** JSON with object keys sorted, so equal values always give equal text. */
-export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-};
 
 /**
  * What makes two renders produce the same file: the template's content revision and everything of

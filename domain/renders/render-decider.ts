@@ -7,38 +7,38 @@ import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, Rend
 import { evolveRender, initialRender, type Render } from './render.js';
 import { abandonWebhook, recordWebhookDelivery, recordWebhookFailure } from './webhook-attempts.js';
 
-export const requestRender = ({ data }: RequestRender, state: Render): RenderRequested[] => {
+export const decideRequestRender = ({ data }: RequestRender, state: Render): RenderRequested[] => {
   if (state.status !== 'absent') throw conflict(`Render ${data.requestId} already exists`);
   return [{ type: 'RenderRequested', data }];
 };
 
 /** A cache hit is a render of its own (listed, audited) that costs nothing and reuses the stored file. */
-export const requestCachedRender = ({ data }: RequestCachedRender, state: Render): RenderEvent[] => {
-  const requested = requestRender({ type: 'RequestRender', data: { ...data.request, credits: 0 } }, state);
+export const decideRequestCachedRender = ({ data }: RequestCachedRender, state: Render): RenderEvent[] => {
+  const requested = decideRequestRender({ type: 'RequestRender', data: { ...data.request, credits: 0 } }, state);
   const { now, sourceRequestId, file } = data;
   return [...requested, { type: 'RenderCompleted', data: { ...file, requestId: data.request.requestId, cached: true, sourceRequestId, completedAt: now } }];
 };
 
-export const requestCapture = ({ data }: RequestCapture, state: Render): CaptureRequested[] => {
+export const decideRequestCapture = ({ data }: RequestCapture, state: Render): CaptureRequested[] => {
   if (state.status !== 'absent') throw conflict(`Render ${data.requestId} already exists`);
   return [{ type: 'CaptureRequested', data }];
 };
 
 /** Completion and failure arrive from retried activities: only the first outcome counts. */
-export const completeRender = ({ data }: CompleteRender, state: Render): RenderCompleted[] => {
+export const decideCompleteRender = ({ data }: CompleteRender, state: Render): RenderCompleted[] => {
   if (state.status === 'absent') throw notFound('Render');
   if (state.status !== 'pending') return [];
   const { now, ...completed } = data;
   return [{ type: 'RenderCompleted', data: { ...completed, completedAt: now } }];
 };
 
-export const failRender = ({ data }: FailRender, state: Render): RenderFailed[] => {
+export const decideFailRender = ({ data }: FailRender, state: Render): RenderFailed[] => {
   if (state.status === 'absent') throw notFound('Render');
   if (state.status !== 'pending') return [];
   return [{ type: 'RenderFailed', data: { requestId: data.requestId, reason: data.reason, failedAt: data.now } }];
 };
 
-export const deleteResult = ({ data }: DeleteResult, state: Render): ResultDeleted[] => {
+export const decideDeleteResult = ({ data }: DeleteResult, state: Render): ResultDeleted[] => {
   if (state.status === 'absent' || state.deleted || state.request.orgId !== data.orgId) throw notFound('Result');
   if (state.status === 'pending') throw conflict('A pending render cannot be deleted yet; wait until it is done or failed');
   return [{ type: 'ResultDeleted', data: { requestId: data.requestId, deletedAt: data.now } }];
@@ -71,17 +71,17 @@ const deliveriesOf = (state: Render) => {
 export const decideRender = (command: RenderCommand, state: Render): RenderEvent[] => {
   switch (command.type) {
     case 'RequestRender':
-      return requestRender(command, state);
+      return decideRequestRender(command, state);
     case 'RequestCachedRender':
-      return requestCachedRender(command, state);
+      return decideRequestCachedRender(command, state);
     case 'RequestCapture':
-      return requestCapture(command, state);
+      return decideRequestCapture(command, state);
     case 'CompleteRender':
-      return completeRender(command, state);
+      return decideCompleteRender(command, state);
     case 'FailRender':
-      return failRender(command, state);
+      return decideFailRender(command, state);
     case 'DeleteResult':
-      return deleteResult(command, state);
+      return decideDeleteResult(command, state);
     case 'RecordRenderProgress':
       return recordProgress(command, state);
     case 'RecordWebhookFailure':

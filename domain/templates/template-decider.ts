@@ -42,7 +42,7 @@ const requireOwnedActive = (state: Template, orgId: string): ActiveTemplate => {
 
 const uniqueTags = (tags: readonly string[] | undefined): string[] => [...new Set(tags ?? [])];
 
-export const createTemplate = ({ data }: CreateTemplate, state: Template): TemplateCreated[] => {
+export const decideCreateTemplate = ({ data }: CreateTemplate, state: Template): TemplateCreated[] => {
   if (state.status !== 'absent') throw conflict(`Template ${data.templateId} already exists`);
   const outputFormat = data.outputFormat ?? 'jpeg';
   assertFormatFitsEditor(outputFormat, data.editor);
@@ -91,7 +91,7 @@ const effectiveChanges = (fields: TemplateFields, changes: TemplateChanges): Tem
   return result as TemplateChanges;
 };
 
-export const updateTemplate = ({ data }: UpdateTemplate, state: Template): TemplateUpdated[] => {
+export const decideUpdateTemplate = ({ data }: UpdateTemplate, state: Template): TemplateUpdated[] => {
   const { fields } = requireOwnedActive(state, data.orgId);
   if (data.changes.outputFormat) assertFormatFitsEditor(data.changes.outputFormat, fields.editor);
   const changes = effectiveChanges(fields, data.changes);
@@ -101,7 +101,7 @@ export const updateTemplate = ({ data }: UpdateTemplate, state: Template): Templ
   return [{ type: 'TemplateUpdated', data: { templateId: data.templateId, changes, updatedAt: data.now } }];
 };
 
-export const replaceTemplateContent = (
+export const decideReplaceTemplateContent = (
   { data }: ReplaceTemplateContent,
   state: Template,
 ): TemplateContentReplaced[] => {
@@ -125,7 +125,7 @@ export const replaceTemplateContent = (
   ];
 };
 
-export const replaceTemplateComponents = (
+export const decideReplaceTemplateComponents = (
   { data }: ReplaceTemplateComponents,
   state: Template,
 ): TemplateComponentsReplaced[] => {
@@ -146,7 +146,7 @@ export const replaceTemplateComponents = (
   ];
 };
 
-export const deleteTemplate = ({ data }: DeleteTemplate, state: Template): TemplateDeleted[] => {
+export const decideDeleteTemplate = ({ data }: DeleteTemplate, state: Template): TemplateDeleted[] => {
   requireOwnedActive(state, data.orgId);
   return [{ type: 'TemplateDeleted', data: { templateId: data.templateId, deletedAt: data.now } }];
 };
@@ -154,15 +154,15 @@ export const deleteTemplate = ({ data }: DeleteTemplate, state: Template): Templ
 export const decideTemplate = (command: TemplateCommand, state: Template): TemplateEvent[] => {
   switch (command.type) {
     case 'CreateTemplate':
-      return createTemplate(command, state);
+      return decideCreateTemplate(command, state);
     case 'UpdateTemplate':
-      return updateTemplate(command, state);
+      return decideUpdateTemplate(command, state);
     case 'ReplaceTemplateContent':
-      return replaceTemplateContent(command, state);
+      return decideReplaceTemplateContent(command, state);
     case 'ReplaceTemplateComponents':
-      return replaceTemplateComponents(command, state);
+      return decideReplaceTemplateComponents(command, state);
     case 'DeleteTemplate':
-      return deleteTemplate(command, state);
+      return decideDeleteTemplate(command, state);
     default:
       return assertNever(command);
   }

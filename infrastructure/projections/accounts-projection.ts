@@ -23,7 +23,7 @@ const storesFile = (event: RecordedEvent<AccountsProjectionEvent>): event is Rec
  * organization), a deletion takes back what the stored-file row kept; uploaded fonts and images
  * add theirs and their deletions (which carry the bytes) take them back.
  */
-export const evolveAccount = (row: AccountRow | null, event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): AccountRow | null => {
+export const evolveAccountRow = (row: AccountRow | null, event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): AccountRow | null => {
   switch (event.type) {
     case 'AccountOpened': {
       const orgId = orgIdOfStream(event.streamName);
@@ -78,7 +78,7 @@ const accountOf = (event: RecordedEvent<AccountsProjectionEvent>, stored: Stored
   return orgIdOfStream(event.streamName);
 };
 
-export const evolveApiKey = (row: ApiKeyRow | null, event: RecordedEvent<AccountsProjectionEvent>): ApiKeyRow | null => {
+export const evolveApiKeyRow = (row: ApiKeyRow | null, event: RecordedEvent<AccountsProjectionEvent>): ApiKeyRow | null => {
   if (event.type === 'ApiKeyIssued') {
     const orgId = orgIdOfStream(event.streamName);
     if (orgId === null) return row;
@@ -94,7 +94,7 @@ export const evolveApiKey = (row: ApiKeyRow | null, event: RecordedEvent<Account
  * can take them back: the results projection runs on its own and may not have reached the same
  * event. A file is counted only in an account that exists when it is stored.
  */
-export const evolveStoredFile = (row: StoredFileRow | null, event: RecordedEvent<AccountsProjectionEvent>, account: AccountRow | null): StoredFileRow | null => {
+export const evolveStoredFileRow = (row: StoredFileRow | null, event: RecordedEvent<AccountsProjectionEvent>, account: AccountRow | null): StoredFileRow | null => {
   if (storesFile(event)) return account ? { requestId: event.data.requestId, orgId: account.orgId, bytes: event.data.bytes } : row;
   if (event.type === 'ResultDeleted') return null;
   return row;
@@ -112,18 +112,18 @@ export const accountsProjection: DocumentProjection<AccountsProjectionEvent> = {
         const orgId = accountOf(event, stored);
         return orgId === null ? [] : [orgId];
       },
-      evolve: evolveAccount,
+      evolve: evolveAccountRow,
     }),
     fold<AccountsProjectionEvent, ApiKeyRow>({
       entity: ApiKeyRow,
       documents: (event) => (event.type === 'ApiKeyIssued' || event.type === 'ApiKeyRevoked' ? [event.data.keyId] : []),
-      evolve: evolveApiKey,
+      evolve: evolveApiKeyRow,
     }),
     fold<AccountsProjectionEvent, StoredFileRow, AccountRow>({
       entity: StoredFileRow,
       related: { entity: AccountRow, id: (event) => (storesFile(event) ? event.metadata.orgId : null) },
       documents: (event) => (storesFile(event) || event.type === 'ResultDeleted' ? [event.data.requestId] : []),
-      evolve: evolveStoredFile,
+      evolve: evolveStoredFileRow,
     }),
   ],
 };

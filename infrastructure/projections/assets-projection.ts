@@ -12,7 +12,7 @@ const isAssetEvent = (event: RecordedEvent): event is RecordedEvent<AssetEvent> 
 /** The organization is the account stream's: only the account's own decider writes these events. */
 const orgOf = (event: RecordedEvent<AssetEvent>): string => orgIdOfStream(event.streamName) ?? '';
 
-export const evolveFont = (row: FontRow | null, event: RecordedEvent<AssetEvent>): FontRow | null => {
+export const evolveFontRow = (row: FontRow | null, event: RecordedEvent<AssetEvent>): FontRow | null => {
   if (event.type === 'FontUploaded') {
     const { fontId, family, originalName, weight, style, format, subsets, category, bytes, storageKey, uploadedAt } = event.data;
     return {
@@ -34,7 +34,7 @@ export const evolveFont = (row: FontRow | null, event: RecordedEvent<AssetEvent>
   return row;
 };
 
-export const evolveUpload = (row: UploadRow | null, event: RecordedEvent<AssetEvent>): UploadRow | null => {
+export const evolveUploadRow = (row: UploadRow | null, event: RecordedEvent<AssetEvent>): UploadRow | null => {
   if (event.type === 'UploadStored') {
     const { uploadId, contentType, bytes, width, height, storageKey, storedAt } = event.data;
     return { id: uploadId, orgId: orgOf(event), contentType, bytes, width, height, storageKey, createdAt: new Date(storedAt) };
@@ -51,12 +51,12 @@ export const assetsProjection: DocumentProjection<AssetEvent> = {
     fold<AssetEvent, FontRow>({
       entity: FontRow,
       documents: (event) => (event.type === 'FontUploaded' || event.type === 'FontDeleted' ? [event.data.fontId] : []),
-      evolve: evolveFont,
+      evolve: evolveFontRow,
     }),
     fold<AssetEvent, UploadRow>({
       entity: UploadRow,
       documents: (event) => (event.type === 'UploadStored' || event.type === 'UploadDeleted' ? [event.data.uploadId] : []),
-      evolve: evolveUpload,
+      evolve: evolveUploadRow,
     }),
   ],
 };

@@ -4,7 +4,7 @@ import { TemplateRow } from '../read-models/entities.js';
 import { fold, type DocumentProjection } from './document-projection.js';
 
 /** A template's row: every event of its stream moves the row to the stream's revision, which the render cache keys on. */
-export const evolveTemplate = (row: TemplateRow | null, event: RecordedEvent<TemplateEvent>): TemplateRow | null => {
+export const evolveTemplateRow = (row: TemplateRow | null, event: RecordedEvent<TemplateEvent>): TemplateRow | null => {
   if (event.type === 'TemplateCreated') {
     const { templateId, orgId, name, editor, width, height, outputFormat, quality, scaleFactor, recordDuration, fps, tags, createdBy, sourceTemplateId, createdAt } = event.data;
     return {
@@ -64,7 +64,7 @@ export const templatesProjection: DocumentProjection<TemplateEvent> = {
     fold<TemplateEvent, TemplateRow>({
       entity: TemplateRow,
       documents: (event) => [event.data.templateId],
-      evolve: evolveTemplate,
+      evolve: evolveTemplateRow,
     }),
   ],
 };

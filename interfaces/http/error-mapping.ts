@@ -1,6 +1,6 @@
 import { DomainError, type ErrorCode } from '../../domain/shared/errors.js';
 
-export interface ErrorBody {
+export interface ErrorResponse {
   msg: string;
   status: number;
   errors: string[];
@@ -19,14 +19,14 @@ const STATUS: Record<ErrorCode, number> = {
 
 export const statusOf = (code: ErrorCode): number => STATUS[code];
 
-export const errorBody = (status: number, msg: string, errors: readonly string[] = [msg]): ErrorBody => ({
+export const errorBody = (status: number, msg: string, errors: readonly string[] = [msg]): ErrorResponse => ({
   msg,
   status,
   errors: [...errors],
 });
 
 /** The one mapping from thrown errors to what a client sees; internals of unexpected errors never leak. */
-export const toErrorBody = (error: unknown): ErrorBody => {
+export const toErrorBody = (error: unknown): ErrorResponse => {
   if (error instanceof DomainError) return errorBody(statusOf(error.code), error.message, error.details);
   return errorBody(500, 'Internal server error', ['An unexpected error occurred; it has been logged']);
 };

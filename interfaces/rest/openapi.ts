@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
-import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshot, UploadHistoryRow } from '../schemas/audit-schemas.js';
+import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
 import { ErrorBody, IdParam } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
@@ -29,7 +29,7 @@ import {
   HtmlContentBody,
   ListTemplatesQuery,
   PatchTemplateBody,
-  Template,
+  TemplateSchema,
   TemplateContent,
 } from '../schemas/template-schemas.js';
 
@@ -84,15 +84,15 @@ const binary = (contentTypes: readonly string[]) =>
 
 const paths: ZodOpenApiPathsObject = {
   '/api/v2/my-templates': {
-    get: operation('listTemplates', 'templates', 'List templates', 'Templates of the caller', z.array(Template), { requestParams: { query: ListTemplatesQuery } }),
-    post: operation('createTemplate', 'templates', 'Create an empty template', 'The new template', Template, { requestBody: json(CreateTemplateBody) }),
+    get: operation('listTemplates', 'templates', 'List templates', 'Templates of the caller', z.array(TemplateSchema), { requestParams: { query: ListTemplatesQuery } }),
+    post: operation('createTemplate', 'templates', 'Create an empty template', 'The new template', TemplateSchema, { requestBody: json(CreateTemplateBody) }),
   },
   '/api/v1/templates': {
-    post: operation('createTemplateV1', 'templates', 'Create an empty template (v1)', 'The new template', Template, { requestBody: json(CreateTemplateV1Body) }),
+    post: operation('createTemplateV1', 'templates', 'Create an empty template (v1)', 'The new template', TemplateSchema, { requestBody: json(CreateTemplateV1Body) }),
   },
   '/api/v2/my-templates/{templateId}': {
-    get: operation('getTemplate', 'templates', 'Read a template', 'The template', Template, { requestParams: { path: IdParam } }),
-    patch: operation('updateTemplate', 'templates', 'Change template settings', 'The template after the change', Template, {
+    get: operation('getTemplate', 'templates', 'Read a template', 'The template', TemplateSchema, { requestParams: { path: IdParam } }),
+    patch: operation('updateTemplate', 'templates', 'Change template settings', 'The template after the change', TemplateSchema, {
       requestParams: { path: IdParam },
       requestBody: json(PatchTemplateBody),
     }),
@@ -195,11 +195,11 @@ const paths: ZodOpenApiPathsObject = {
       'audit',
       "Every font and image the organization uploaded, who uploaded and deleted it and when, replayed from the event log (audit scope)",
       'One row per upload, in upload order',
-      z.array(UploadHistoryRow),
+      z.array(UploadHistoryRowSchema),
     ),
   },
   '/api/v2/audit/templates/{templateId}': {
-    get: operation('getTemplateAt', 'audit', 'A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshot, {
+    get: operation('getTemplateAt', 'audit', 'A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshotSchema, {
       requestParams: { path: AuditTemplateParams, query: AuditTemplateQuery },
     }),
   },

@@ -61,7 +61,7 @@ export const AuditHistoryPage = z
   .object({ items: z.array(HistoryRow), page: z.number().int(), size: z.number().int(), total: z.number().int() })
   .meta({ id: 'AuditHistoryPage' });
 
-export const TemplateSnapshot = z
+export const TemplateSnapshotSchema = z
   .object({
     templateId: z.string(),
     orgId: z.string(),
@@ -76,7 +76,7 @@ export const TemplateSnapshot = z
   })
   .meta({ id: 'TemplateSnapshot' });
 
-export const UploadHistoryRow = z
+export const UploadHistoryRowSchema = z
   .object({
     identifier: z.string(),
     kind: z.enum(['font', 'image']),

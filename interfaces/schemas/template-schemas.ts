@@ -79,7 +79,7 @@ export const Property = z
   })
   .meta({ id: 'Property' });
 
-export const Template = z
+export const TemplateSchema = z
   .object({
     identifier: z.string(),
     name: z.string(),

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { Caller, RequestContext } from '../../application/shared/request-context.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { toErrorBody, type ErrorBody } from '../http/error-mapping.js';
+import { toErrorBody, type ErrorResponse } from '../http/error-mapping.js';
 
 export interface TrpcContext {
   readonly caller: Caller | null;
@@ -21,7 +21,7 @@ const TRPC_CODES: Record<number, TRPCError['code']> = {
 
 const INTERNAL = 'Internal server error';
 
-const bodyOf = (error: TRPCError, httpStatus: number): ErrorBody => {
+const bodyOf = (error: TRPCError, httpStatus: number): ErrorResponse => {
   if (error.cause instanceof DomainError) return toErrorBody(error.cause);
   if (error.cause instanceof ZodError) {
     const errors = error.cause.issues.map((issue) => `${['input', ...issue.path.map(String)].join('.')}: ${issue.message}`);

@@ -5,8 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
-import { handleCommand } from '../../application/shared/command-handler.js';
-import { templateDecider } from '../../domain/templates/template-decider.js';
+import { onTemplateStream } from '../../application/shared/stream-commands.js';
 import { templateStream } from '../../domain/templates/template-events.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
@@ -88,10 +87,9 @@ describe('the service as a real process, killed with SIGKILL', () => {
     expect(createdEvent?.type).toBe('TemplateCreated');
     const orgId = createdEvent?.metadata.orgId ?? '';
     // What the service itself does for a PATCH: read, decide, append with the expected revision and a full envelope.
-    const appended = await handleCommand(
+    const appended = await onTemplateStream(
       { eventStore, clock: systemClock, ids: uuidV7Ids },
-      templateDecider,
-      templateStream(templateId),
+      templateId,
       { type: 'UpdateTemplate', data: { templateId, orgId, changes: { name: 'After the crash' }, now: systemClock.now().toISOString() } },
       { caller: { orgId, actor: createdEvent?.metadata.actor ?? 'system', scopes: ['templates'] }, correlationId: randomUUID() },
     );

@@ -3,10 +3,11 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStorage } from '../../application/ports/file-storage.js';
-import { handleCommand, toEnvelopes } from '../../application/shared/command-handler.js';
+import { toEnvelopes } from '../../application/shared/command-handler.js';
+import { onAccountStream } from '../../application/shared/stream-commands.js';
 import type { RequestContext } from '../../application/shared/request-context.js';
 import { accountDecider } from '../../domain/accounts/account-decider.js';
-import { accountStream, API_KEY_SCOPES } from '../../domain/accounts/account-events.js';
+import { API_KEY_SCOPES } from '../../domain/accounts/account-events.js';
 import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { createLocalFileStorage } from '../../infrastructure/storage/local-file-storage.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
@@ -322,7 +323,7 @@ describe('GET /api/v1/usage', () => {
   it('reports credits after charges and refunds, uploads after stores and deletions, and the plan', async () => {
     const { key, orgId } = await newOrganization();
     const account = async (command: Parameters<typeof accountDecider.decide>[0]) => {
-      const result = await handleCommand({ eventStore: app.runtime.eventStore, clock: systemClock, ids: uuidV7Ids }, accountDecider, accountStream(orgId), command, systemContext(orgId));
+      const result = await onAccountStream({ eventStore: app.runtime.eventStore, clock: systemClock, ids: uuidV7Ids }, orgId, command, systemContext(orgId));
       if (result.position !== null) await app.runtime.projections.waitFor(result.position);
     };
     const now = () => new Date().toISOString();

@@ -5,7 +5,7 @@ import { createAuditService, type AuditService } from '../../application/audit/a
 import type { EventStore } from '../../application/ports/event-store.js';
 import { systemContextFor } from '../../application/shared/request-context.js';
 import { createCommandBatcher, type CommandBatcher } from '../../application/shared/command-batcher.js';
-import { handleCommand } from '../../application/shared/command-handler.js';
+import { onAccountStream } from '../../application/shared/stream-commands.js';
 import type { AccountCommand } from '../../domain/accounts/account-commands.js';
 import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream, API_KEY_SCOPES, type AccountEvent } from '../../domain/accounts/account-events.js';
@@ -67,15 +67,15 @@ const openAccount = async (credits: number) => {
   const orgId = randomUUID();
   const plan = { name: 'test', status: 'active', credits, renewalAmount: credits, nextRenewalAt: '2999-01-01', uploadsBytes: 1_000_000 };
   const context = { caller: { orgId, actor: 'system', scopes: API_KEY_SCOPES }, correlationId: randomUUID() };
-  await handleCommand(deps(), accountDecider, accountStream(orgId), { type: 'OpenAccount', data: { orgId, name: 'Busy', plan, now: now() } }, context);
+  await onAccountStream(deps(), orgId, { type: 'OpenAccount', data: { orgId, name: 'Busy', plan, now: now() } }, context);
   return orgId;
 };
 
 const charge = (batcher: AccountBatcher, orgId: string, requestId: string, amount = 1) =>
-  batcher.handle(accountStream(orgId), { type: 'ChargeCredits', data: { orgId, requestId, amount, now: now() } }, systemContextFor(orgId, requestId));
+  batcher.handle(orgId, { type: 'ChargeCredits', data: { orgId, requestId, amount, now: now() } }, systemContextFor(orgId, requestId));
 
 const refund = (batcher: AccountBatcher, orgId: string, requestId: string) =>
-  batcher.handle(accountStream(orgId), { type: 'RefundCredits', data: { orgId, requestId, now: now() } }, systemContextFor(orgId, requestId));
+  batcher.handle(orgId, { type: 'RefundCredits', data: { orgId, requestId, now: now() } }, systemContextFor(orgId, requestId));
 
 const accountOf = async (orgId: string) => {
   const events = await eventStore.readStream(accountStream(orgId));
@@ -101,7 +101,7 @@ const expectAuditClean = async (orgId: string) => {
 describe('charges of one busy organization', () => {
   it('charges exactly what the account affords when 200 renders charge at once, in a few appends', async () => {
     const orgId = await openAccount(50);
-    const batcher = createCommandBatcher(deps(), accountDecider);
+    const batcher = createCommandBatcher(deps(), accountDecider, accountStream);
     const requests = Array.from({ length: 200 }, () => randomUUID());
     appends.length = 0;
 
@@ -120,7 +120,7 @@ describe('charges of one busy organization', () => {
 
   it('treats retried charges and refunds as no-ops, and refunds each request once', async () => {
     const orgId = await openAccount(30);
-    const batcher = createCommandBatcher(deps(), accountDecider);
+    const batcher = createCommandBatcher(deps(), accountDecider, accountStream);
     const requests = Array.from({ length: 40 }, () => randomUUID());
     const first = await outcomesOf(requests.map((requestId) => charge(batcher, orgId, requestId)));
     expect(first.succeeded).toBe(30);
@@ -148,9 +148,9 @@ describe('charges of one busy organization', () => {
   it('stays exact when other processes charge the same account at the same time', async () => {
     const orgId = await openAccount(60);
     // Three processes, each with a batcher of its own, and a writer that does not batch at all.
-    const batchers = [0, 1, 2].map(() => createCommandBatcher(deps(), accountDecider));
+    const batchers = [0, 1, 2].map(() => createCommandBatcher(deps(), accountDecider, accountStream));
     const viaHandler = (requestId: string) =>
-      handleCommand(deps(), accountDecider, accountStream(orgId), { type: 'ChargeCredits', data: { orgId, requestId, amount: 2, now: now() } }, systemContextFor(orgId, requestId));
+      onAccountStream(deps(), orgId, { type: 'ChargeCredits', data: { orgId, requestId, amount: 2, now: now() } }, systemContextFor(orgId, requestId));
     const attempts = Array.from({ length: 90 }, (_, index) => {
       const requestId = randomUUID();
       const batcher = batchers[index % 3];
@@ -171,10 +171,10 @@ describe('charges of one busy organization', () => {
 
   it('reads only what was appended since its last batch, including other writers\' events', async () => {
     const orgId = await openAccount(10);
-    const batcher = createCommandBatcher(deps(), accountDecider);
+    const batcher = createCommandBatcher(deps(), accountDecider, accountStream);
     await charge(batcher, orgId, randomUUID());
     const elsewhere = randomUUID();
-    await handleCommand(deps(), accountDecider, accountStream(orgId), { type: 'ChargeCredits', data: { orgId, requestId: elsewhere, amount: 4, now: now() } }, systemContextFor(orgId, elsewhere));
+    await onAccountStream(deps(), orgId, { type: 'ChargeCredits', data: { orgId, requestId: elsewhere, amount: 4, now: now() } }, systemContextFor(orgId, elsewhere));
     tailReads.length = 0;
 
     await charge(batcher, orgId, randomUUID(), 5);

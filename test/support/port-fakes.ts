@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Clock, IdGenerator } from '../../application/ports/clock.js';
 import { resolveByteRange, type FileStorage } from '../../application/ports/file-storage.js';
-import type { Metrics, RenderKind, RenderOutcome, WebhookAttemptOutcome } from '../../application/ports/metrics.js';
+import type { Metrics, RenderKind, RenderMetricOutcome, WebhookAttemptOutcome } from '../../application/ports/metrics.js';
 import type { UrlGuard } from '../../application/ports/page-capture.js';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../application/ports/webhook-sender.js';
 import { validationError } from '../../domain/shared/errors.js';
@@ -98,7 +98,7 @@ export const urlGuard = (blockedHosts: readonly string[] = []): UrlGuard & { rea
 };
 
 export interface RecordingMetrics extends Metrics {
-  readonly renders: { readonly kind: RenderKind; readonly format: string; readonly outcome: RenderOutcome }[];
+  readonly renders: { readonly kind: RenderKind; readonly format: string; readonly outcome: RenderMetricOutcome }[];
   readonly webhookAttempts: WebhookAttemptOutcome[];
 }
 

@@ -3,7 +3,7 @@ import { accountDecider } from '../../domain/accounts/account-decider.js';
 import type { AccountEvent } from '../../domain/accounts/account-events.js';
 import { addMonth, renewalAfter } from '../../domain/accounts/billing-period.js';
 import { renderCost } from '../../domain/renders/pricing.js';
-import { canonicalJson } from '../../domain/renders/cache-key.js';
+import { canonicalJson } from '../../domain/shared/canonical-json.js';
 import { deciderSpec } from '../support/decider-spec.js';
 
 const spec = deciderSpec(accountDecider);
