@@ -1,18 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { AttemptOutcome, WebhookDelivery } from '../application/webhooks/webhook-delivery.js';
+import type { AttemptOutcome, WebhookDelivery } from '../application/webhooks/deliver-webhook/deliver-webhook.js';
+import type { WebhookRetryPolicy } from '../application/webhooks/deliver-webhook/retry-policy.js';
 import { translated } from './render.activities.js';
-
-/** How long and how often a webhook is retried; the worker's configuration, read by the workflow once per delivery. */
-export interface WebhookRetryPolicy {
-  readonly initialIntervalMs: number;
-  readonly maximumIntervalMs: number;
-  /** The whole window, from the first attempt being scheduled to giving up. */
-  readonly retryForMs: number;
-  /** 0: unlimited within the window. */
-  readonly maximumAttempts: number;
-  /** One attempt: the receiver's timeout plus the bookkeeping around it. */
-  readonly attemptTimeoutMs: number;
-}
 
 export interface DeliveryRef {
   readonly requestId: string;

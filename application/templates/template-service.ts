@@ -6,13 +6,13 @@ import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
 import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
 import { assertUsesComponents } from '../../domain/templates/components/document-problems.js';
-import { createTemplate, type CreateTemplateInput } from './create-template.js';
-import { deleteTemplate } from './delete-template.js';
-import { replaceTemplateComponents } from './replace-template-components.js';
-import { replaceTemplateContent, type HtmlContentInput } from './replace-template-content.js';
+import { createTemplate, type CreateTemplateInput } from './create-template/create-template.js';
+import { deleteTemplate } from './delete-template/delete-template.js';
+import { replaceTemplateComponents } from './replace-template-components/replace-template-components.js';
+import { replaceTemplateContent, type HtmlContentInput } from './replace-template-content/replace-template-content.js';
 import type { TemplateCommandDeps } from './template-command.js';
 import { toComponentsDto, toHtmlContentDto, toTemplateDto, type HtmlContentDto, type TemplateDto } from './template-dto.js';
-import { updateTemplate } from './update-template.js';
+import { updateTemplate } from './update-template/update-template.js';
 
 export interface TemplateServiceDeps extends TemplateCommandDeps {
   readonly templates: TemplateReadModel;

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
 import { createVideoSteps } from '../../application/renders/video-steps.js';
-import { createWebhookDelivery } from '../../application/webhooks/webhook-delivery.js';
+import { createWebhookDelivery } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
+import { webhookRetryPolicy } from '../../application/webhooks/deliver-webhook/retry-policy.js';
 import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets.js';
 import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
 import type { Config } from '../../infrastructure/config/config.js';
@@ -134,14 +135,13 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer }),
     metrics: options.metrics.metrics,
   });
-  const webhookPolicy = {
+  const webhookPolicy = webhookRetryPolicy({
+    receiverTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
     maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
     retryForMs: config.WEBHOOK_RETRY_FOR_MS,
     maximumAttempts: config.WEBHOOK_RETRY_MAX_ATTEMPTS,
-    // The receiver's time plus reading the stream and recording the attempt.
-    attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS + 20_000,
-  };
+  });
   const worker = await startTemporalWorker({
     address: options.temporalAddress,
     namespace: config.TEMPORAL_NAMESPACE,

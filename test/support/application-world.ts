@@ -6,8 +6,8 @@ import { createRenderService } from '../../application/renders/render-service.js
 import type { RenderDocument, RenderEngine, RenderedFile, CaptureOptions } from '../../application/ports/render-engine.js';
 import type { RequestContext } from '../../application/shared/request-context.js';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
-import { createTemplate, type CreateTemplateInput } from '../../application/templates/create-template.js';
-import { replaceTemplateContent } from '../../application/templates/replace-template-content.js';
+import { createTemplate, type CreateTemplateInput } from '../../application/templates/create-template/create-template.js';
+import { replaceTemplateContent } from '../../application/templates/replace-template-content/replace-template-content.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';

@@ -11,7 +11,8 @@ import type { CaptureActivities } from '../../workflows/capture.activities.js';
 import { translated, type RenderActivities } from '../../workflows/render.activities.js';
 import type { VideoRenderActivities } from '../../workflows/video-render.activities.js';
 import { videoTaskQueueOf } from '../../workflows/video-render.workflow.js';
-import type { WebhookActivities, WebhookRetryPolicy } from '../../workflows/webhook.activities.js';
+import type { WebhookRetryPolicy } from '../../application/webhooks/deliver-webhook/retry-policy.js';
+import type { WebhookActivities } from '../../workflows/webhook.activities.js';
 
 export interface WorkflowTestEnvironment {
   /**

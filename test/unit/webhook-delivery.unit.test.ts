@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookResponse } from '../../application/ports/webhook-sender.js';
 import type { RenderInput } from '../../application/renders/render-service.js';
 import { createResultService } from '../../application/results/result-service.js';
-import { createWebhookDelivery, WebhookAttemptFailed } from '../../application/webhooks/webhook-delivery.js';
+import { createWebhookDelivery, WebhookAttemptFailed } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
 import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets.js';
 import { contextOf, createWorld, ORG, WEBHOOK_SECRET, type World } from '../support/application-world.js';
 import { expectDomainError } from '../support/expect-domain-error.js';

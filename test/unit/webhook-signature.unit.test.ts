@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signWebhook, webhookHeaders } from '../../application/webhooks/webhook-signature.js';
+import { signWebhook, webhookHeaders } from '../../application/webhooks/deliver-webhook/webhook-signature.js';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const previous = `whsec_${randomBytes(32).toString('base64')}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldResultView } from '../../application/results/result-view.js';
-import { webhookPayload } from '../../application/webhooks/webhook-delivery.js';
+import { webhookPayload } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
 import type { RenderEvent } from '../../domain/renders/render-events.js';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { foldEvents } from '../../domain/shared/decider.js';

@@ -1,5 +1,5 @@
-import type { RequestContext } from '../shared/request-context.js';
-import { handleTemplateCommand, type TemplateCommandDeps } from './template-command.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { handleTemplateCommand, type TemplateCommandDeps } from '../template-command.js';
 
 /** Deletes a template; renders already made from it keep the revision they pinned. */
 export const deleteTemplate = (deps: TemplateCommandDeps, context: RequestContext, templateId: string) =>

@@ -1,6 +1,6 @@
-import type { MergeFieldScanner } from '../ports/security.js';
-import type { RequestContext } from '../shared/request-context.js';
-import { handleTemplateCommand, type TemplateCommandDeps } from './template-command.js';
+import type { MergeFieldScanner } from '../../ports/security.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { handleTemplateCommand, type TemplateCommandDeps } from '../template-command.js';
 
 export interface HtmlContentInput {
   readonly html: string;

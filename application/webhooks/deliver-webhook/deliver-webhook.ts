@@ -1,17 +1,17 @@
-import type { WebhookCommand } from '../../domain/renders/webhook-attempts.js';
-import { DomainError } from '../../domain/shared/errors.js';
-import { isVideoFormat } from '../../domain/templates/template-settings.js';
-import type { ResultLinks } from '../ports/file-storage.js';
-import type { Metrics } from '../ports/metrics.js';
-import type { UrlGuard } from '../ports/page-capture.js';
-import type { WebhookResponse, WebhookSender } from '../ports/webhook-sender.js';
-import { requestAsSent } from '../renders/hit-data.js';
-import { loadRender, type AcceptedRender } from '../renders/load-render.js';
-import { resultHref } from '../renders/result-href.js';
-import { systemContextFor } from '../shared/request-context.js';
-import { recordWebhookAttempt } from '../requests/record-webhook-attempt.js';
-import type { CommandDeps } from '../shared/command-handler.js';
-import type { WebhookSecrets } from './webhook-secrets.js';
+import type { WebhookCommand } from '../../../domain/renders/webhook-attempts.js';
+import { DomainError } from '../../../domain/shared/errors.js';
+import { isVideoFormat } from '../../../domain/templates/template-settings.js';
+import type { ResultLinks } from '../../ports/file-storage.js';
+import type { Metrics } from '../../ports/metrics.js';
+import type { UrlGuard } from '../../ports/page-capture.js';
+import type { WebhookResponse, WebhookSender } from '../../ports/webhook-sender.js';
+import { requestAsSent } from '../../renders/hit-data.js';
+import { loadRender, type AcceptedRender } from '../../renders/load-render.js';
+import { resultHref } from '../../renders/result-href.js';
+import { systemContextFor } from '../../shared/request-context.js';
+import { recordWebhookAttempt } from '../../requests/record-webhook-attempt.js';
+import type { CommandDeps } from '../../shared/command-handler.js';
+import type { WebhookSecrets } from '../webhook-secrets.js';
 import { webhookHeaders } from './webhook-signature.js';
 
 export interface WebhookDeliveryDeps extends CommandDeps {

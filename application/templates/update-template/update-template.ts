@@ -1,6 +1,6 @@
-import type { TemplateChanges } from '../../domain/templates/template-events.js';
-import type { RequestContext } from '../shared/request-context.js';
-import { handleTemplateCommand, type TemplateCommandDeps } from './template-command.js';
+import type { TemplateChanges } from '../../../domain/templates/template-events.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { handleTemplateCommand, type TemplateCommandDeps } from '../template-command.js';
 
 /** Renames, retags or changes the settings of a template; the decider refuses what would break it. */
 export const updateTemplate = (deps: TemplateCommandDeps, context: RequestContext, templateId: string, changes: TemplateChanges) =>

@@ -1,6 +1,6 @@
-import type { Editor, Fps, OutputFormat } from '../../domain/templates/template-settings.js';
-import type { RequestContext } from '../shared/request-context.js';
-import { handleTemplateCommand, type TemplateCommandDeps } from './template-command.js';
+import type { Editor, Fps, OutputFormat } from '../../../domain/templates/template-settings.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { handleTemplateCommand, type TemplateCommandDeps } from '../template-command.js';
 
 export interface CreateTemplateInput {
   readonly name: string;
