@@ -2,6 +2,7 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { createAdmissionQueue, type Admission } from './admission-queue.js';
 import { launchBrowserSlot, type BrowserSlot } from './browser-slot.js';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../domain/shared/errors.js';
 import { PoolUnavailableError } from './pool-errors.js';
 import { within } from './within.js';
 
@@ -79,6 +80,23 @@ export interface BrowserPool {
 }
 
 /*
+ * Full Chromium calls Google on its own whatever --disable-background-networking and
+ * --disable-component-update say: the component updater (update.googleapis.com), account sign-in
+ * (accounts.google.com ListAccounts) and the network time service (clients2.google.com, off by
+ * its feature above). Their addresses are pointed at port 9 of loopback, which Chromium refuses to
+ * connect to at all (a restricted port): nothing leaves, not even a refused attempt through the
+ * egress proxy. A self-hosted renderer contacts no host a template or request did not name
+ * (test/int/no-calls-home.int.test.ts).
+ */
+const NOWHERE = 'http://127.0.0.1:9';
+const NO_GOOGLE_SERVICES: readonly string[] = [
+  `--component-updater=url-source=${NOWHERE}/`,
+  `--gaia-url=${NOWHERE}`,
+  `--lso-url=${NOWHERE}`,
+  `--google-apis-url=${NOWHERE}`,
+];
+
+/*
  * Background throttling would stretch timers and animation frames of pages Chromium considers
  * hidden, which every headless page is: renders would wait for nothing and video frames would
  * drift. The network flags keep Chromium from calling home. QUIC is off and WebRTC may not send
@@ -103,7 +121,8 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-renderer-backgrounding',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--js-flags=--max-old-space-size=512',
-  '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks,SpareRendererForSitePerProcess',
+  '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks,SpareRendererForSitePerProcess,NetworkTimeServiceQuerying',
+  ...NO_GOOGLE_SERVICES,
 ];
 
 /*
@@ -226,7 +245,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const chosen = warm ?? candidates.sort((a, b) => a.busy - b.busy)[0];
     if (!chosen) {
       const reason = (lastLaunchError as Error | undefined)?.message ?? 'no browser is running';
-      throw new PoolUnavailableError(`could not start Chromium: ${reason}`, 5, { cause: lastLaunchError });
+      throw new PoolUnavailableError(`could not start Chromium: ${reason}`, DEFAULT_RETRY_AFTER_SECONDS, { cause: lastLaunchError });
     }
     return chosen;
   }
@@ -264,11 +283,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   }
 
   async function warmUp(): Promise<void> {
-    if (closed) throw new PoolUnavailableError('the browser pool is closed', 5);
+    if (closed) throw new PoolUnavailableError('the browser pool is closed', DEFAULT_RETRY_AFTER_SECONDS);
     ensureBrowsers();
     await Promise.all([...launches]);
     if (slots.length === 0) {
-      throw new PoolUnavailableError(`could not start Chromium: ${(lastLaunchError as Error | undefined)?.message ?? 'unknown error'}`, 5, {
+      throw new PoolUnavailableError(`could not start Chromium: ${(lastLaunchError as Error | undefined)?.message ?? 'unknown error'}`, DEFAULT_RETRY_AFTER_SECONDS, {
         cause: lastLaunchError,
       });
     }
