@@ -90,14 +90,12 @@ export const createResultService = (deps: ResultServiceDeps) => {
       return toResultDetail(view, hrefOf(view));
     },
 
-    /** Records the deletion, then removes the file; a cache hit only borrowed its file and leaves it. */
+    /** Records the deletion, then removes the file it owned. */
     async delete(context: RequestContext, requestId: string): Promise<void> {
       requireScope(context, 'render');
-      const result = await deleteResult(deps, requestId, context);
-      const file = result.state.status === 'absent' ? null : result.state.file;
-      const storedByThisRender = (await readRender(requestId)).some((event) => event.type === 'RenderCompleted' && !event.data.cached);
-      if (file && storedByThisRender) await deps.storage.delete(file.storageKey);
-      if (result.position !== null) await deps.progress.waitFor(result.position);
+      const { fileToDelete, position } = await deleteResult(deps, requestId, context);
+      if (fileToDelete !== null) await deps.storage.delete(fileToDelete);
+      if (position !== null) await deps.progress.waitFor(position);
     },
 
     /**

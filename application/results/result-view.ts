@@ -1,15 +1,11 @@
+import { assertNever } from '../../domain/shared/decider.js';
 import type { CaptureRequested } from '../../domain/renders/capture-events.js';
 import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
 import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, RenderRequested } from '../../domain/renders/render-events.js';
 import { videoFrameCount } from '../../domain/renders/video-timing.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
-import type { ResultView } from '../ports/read-models.js';
+import type { ResultView, WebhookDeliveryView } from '../ports/read-models.js';
 import { requestedWebhook, webhookAfter } from '../webhooks/webhook-view.js';
-
-/**
- * How render events shape a result. The results projection writes these fields to its rows and the
- * result service folds a stream with them when the projection has not caught up, so both agree.
- */
 
 const epochSeconds = (iso: string) => Math.floor(new Date(iso).getTime() / 1000);
 
@@ -37,10 +33,11 @@ const pendingFields = (data: AcceptedRequest) => {
     framesDone: null,
     framesTotal: null,
     webhook: requestedWebhook(data.webhookUrl),
+    deleted: false,
   };
 };
 
-export const requestedResult = (data: RenderRequested['data']): ResultView => ({
+const requestedResult = (data: RenderRequested['data']): ResultState => ({
   ...pendingFields(data),
   kind: 'template',
   templateId: data.spec.templateId,
@@ -61,13 +58,13 @@ const videoProgressOf = (spec: RenderRequested['data']['spec']) =>
     : { framesDone: null, framesTotal: null };
 
 /** Progress never goes back, whatever order retried attempts report it in. */
-export const progressedFields = (view: Pick<ResultView, 'framesDone'>, data: RenderProgressed['data']) => ({
-  framesDone: Math.max(view.framesDone ?? 0, data.framesDone),
+const progressedFields = (framesDone: number | null, data: RenderProgressed['data']) => ({
+  framesDone: Math.max(framesDone ?? 0, data.framesDone),
   framesTotal: data.framesTotal,
 });
 
 /** A capture has no template: the URL of its page says what it shows. It is never cached or batched. */
-export const requestedCaptureResult = (data: CaptureRequested['data']): ResultView => ({
+const requestedCaptureResult = (data: CaptureRequested['data']): ResultState => ({
   ...pendingFields(data),
   kind: data.capture.kind,
   templateId: '',
@@ -80,7 +77,7 @@ export const requestedCaptureResult = (data: CaptureRequested['data']): ResultVi
   metadata: null,
 });
 
-export const completedFields = (data: RenderCompleted['data']) => ({
+const completedFields = (data: RenderCompleted['data']) => ({
   status: 'done' as const,
   storageKey: data.storageKey,
   fileName: data.fileName,
@@ -93,35 +90,61 @@ export const completedFields = (data: RenderCompleted['data']) => ({
 });
 
 /** A failed render is refunded, so it shows no cost. */
-export const failedFields = (data: RenderFailed['data']) => ({
+const failedFields = (data: RenderFailed['data']) => ({
   status: 'failed' as const,
   failureReason: data.reason,
   credits: 0,
   completedAt: new Date(data.failedAt),
 });
 
+/**
+ * A result as its own stream tells it. A deleted result keeps its fields (the read model still needs
+ * its file to take it from the cache hits) and goes on recording webhook deliveries; views hide it.
+ */
+export interface ResultState extends ResultView {
+  readonly webhook: WebhookDeliveryView | null;
+  readonly deleted: boolean;
+}
+
+/** What the next event depends on of the result so far: rows of the read model carry it too. */
+interface ResultSoFar {
+  readonly status: string;
+  readonly framesDone?: number | null;
+  readonly webhook?: WebhookDeliveryView | null;
+}
+
+/**
+ * The one fold of a render stream into its result, for the results projection's rows and for the
+ * view read from the stream while the projection lags. Returns `result` itself when the event changes
+ * nothing. Only the first outcome counts, as in the decider: a late one from a retried activity is ignored.
+ */
+export const evolveResult = <Result extends ResultSoFar>(result: Result | null, event: RenderEvent): Result | ResultState | null => {
+  if (event.type === 'RenderRequested') return requestedResult(event.data);
+  if (event.type === 'CaptureRequested') return requestedCaptureResult(event.data);
+  if (result === null) return null;
+  switch (event.type) {
+    case 'RenderCompleted':
+      return result.status === 'pending' ? { ...result, ...completedFields(event.data) } : result;
+    case 'RenderFailed':
+      // A failure is delivered like a success: the webhook stays pending until its delivery is recorded.
+      return result.status === 'pending' ? { ...result, ...failedFields(event.data) } : result;
+    case 'RenderProgressed':
+      return result.status === 'pending' ? { ...result, ...progressedFields(result.framesDone ?? null, event.data) } : result;
+    case 'ResultDeleted':
+      return { ...result, deleted: true };
+    case 'WebhookDeliveryFailed':
+    case 'WebhookDelivered':
+    case 'WebhookAbandoned':
+      return { ...result, webhook: webhookAfter(result.webhook ?? null, event) };
+    default:
+      return assertNever(event);
+  }
+};
+
 /** The result one render stream describes; null when the stream is empty or the result was deleted. */
-export const foldResultView = (events: readonly RenderEvent[]): ResultView | null =>
-  events.reduce<ResultView | null>((view, event) => {
-    if (event.type === 'RenderRequested') return requestedResult(event.data);
-    if (event.type === 'CaptureRequested') return requestedCaptureResult(event.data);
-    if (view === null) return null;
-    switch (event.type) {
-      case 'RenderCompleted':
-        return view.status === 'pending' ? { ...view, ...completedFields(event.data) } : view;
-      case 'RenderFailed':
-        // A failure is delivered like a success: the webhook stays pending until its delivery is recorded.
-        return view.status === 'pending' ? { ...view, ...failedFields(event.data) } : view;
-      case 'ResultDeleted':
-        return null;
-      case 'WebhookDeliveryFailed':
-      case 'WebhookDelivered':
-      case 'WebhookAbandoned':
-        return { ...view, webhook: webhookAfter(view.webhook ?? null, event) };
-      case 'RenderProgressed':
-        return view.status === 'pending' ? { ...view, ...progressedFields(view, event.data) } : view;
-      default:
-        // Events added to render streams later leave the result as it is until they are given a meaning here.
-        return view;
-    }
-  }, null);
+export const foldResultView = (events: readonly RenderEvent[]): ResultView | null => {
+  const result = events.reduce<ResultState | null>((soFar, event) => evolveResult(soFar, event), null);
+  if (result === null || result.deleted) return null;
+  const { deleted: _deleted, ...view } = result;
+  return view;
+};

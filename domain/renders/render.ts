@@ -5,9 +5,17 @@ import { evolveWebhookDeliveries, noWebhookDeliveries, type WebhookDeliveries } 
 
 export type RenderStatus = 'pending' | 'done' | 'failed';
 
+/**
+ * The file a render answered with, and whose it is: a render that stored its file owns it; a cache
+ * hit borrows the file of the render that stored it. Deleting a result takes only an owned file away.
+ */
+export interface RenderFile extends StoredFile {
+  readonly owned: boolean;
+}
+
 interface Accepted {
   readonly status: RenderStatus;
-  readonly file: StoredFile | null;
+  readonly file: RenderFile | null;
   /** Why it produced no file, once failed. */
   readonly failureReason: string | null;
   readonly deleted: boolean;
@@ -44,8 +52,8 @@ export const evolveRender = (state: Render, event: RenderEvent): Render => {
   if (state.status === 'absent') return state;
   switch (event.type) {
     case 'RenderCompleted': {
-      const { storageKey, fileName, contentType, bytes, width, height } = event.data;
-      return { ...state, status: 'done', file: { storageKey, fileName, contentType, bytes, width, height } };
+      const { storageKey, fileName, contentType, bytes, width, height, cached } = event.data;
+      return { ...state, status: 'done', file: { storageKey, fileName, contentType, bytes, width, height, owned: !cached } };
     }
     case 'RenderFailed':
       return { ...state, status: 'failed', failureReason: event.data.reason };

@@ -1,33 +1,14 @@
-import { completedFields, failedFields, progressedFields, requestedCaptureResult, requestedResult } from '../../application/results/result-view.js';
-import { webhookAfter } from '../../application/webhooks/webhook-view.js';
+import { evolveResult } from '../../application/results/result-view.js';
 import { isRenderEvent, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ResultRow } from '../read-models/entities.js';
 import { fold, type DocumentProjection } from './document-projection.js';
 
-const newResult = (view: ReturnType<typeof requestedResult>): ResultRow => ({ ...view, webhook: view.webhook ?? null, deleted: false, fileDeleted: false });
-
-/** A request's result row, from its own stream. */
-export const evolveResult = (row: ResultRow | null, event: RecordedEvent<RenderEvent>): ResultRow | null => {
-  if (event.type === 'RenderRequested') return newResult(requestedResult(event.data));
-  if (event.type === 'CaptureRequested') return newResult(requestedCaptureResult(event.data));
-  if (row === null) return null;
-  switch (event.type) {
-    case 'RenderCompleted':
-      return { ...row, ...completedFields(event.data) };
-    case 'RenderFailed':
-      return { ...row, ...failedFields(event.data) };
-    case 'WebhookDeliveryFailed':
-    case 'WebhookDelivered':
-    case 'WebhookAbandoned':
-      return { ...row, webhook: webhookAfter(row.webhook ?? null, event) };
-    case 'RenderProgressed':
-      return row.status === 'pending' ? { ...row, ...progressedFields({ framesDone: row.framesDone ?? null }, event.data) } : row;
-    case 'ResultDeleted':
-      return { ...row, deleted: true };
-    default:
-      return event satisfies never;
-  }
+/** A request's result row, from its own stream: the result fold's fields, and whether another result's deletion took its file. */
+export const evolveResultRow = (row: ResultRow | null, event: RecordedEvent<RenderEvent>): ResultRow | null => {
+  const result = evolveResult(row, event);
+  if (result === row) return row;
+  return result === null ? null : { fileDeleted: false, ...result };
 };
 
 /**
@@ -49,7 +30,7 @@ export const resultsProjection: DocumentProjection<RenderEvent> = {
     fold<RenderEvent, ResultRow>({
       entity: ResultRow,
       documents: (event) => [event.data.requestId],
-      evolve: evolveResult,
+      evolve: evolveResultRow,
     }),
     fold<RenderEvent, ResultRow, ResultRow>({
       entity: ResultRow,

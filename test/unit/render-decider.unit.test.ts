@@ -1,6 +1,7 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import type { RenderEvent, RenderRequested } from '../../domain/renders/render-events.js';
+import { foldEvents } from '../../domain/shared/decider.js';
 import { deciderSpec } from '../support/decider-spec.js';
 
 const spec = deciderSpec(renderDecider);
@@ -78,4 +79,26 @@ describe('DeleteResult', () => {
   it('a pending render cannot be deleted yet', () => spec.given([requested]).when(remove()).thenThrows('conflict'));
   it('another organization sees nothing to delete', () => spec.given([requested, completed]).when(remove('org-b')).thenThrows('not_found'));
   it('a deleted result is gone', () => spec.given([requested, completed, deleted]).when(remove()).thenThrows('not_found'));
+});
+
+describe('the file a render answered with', () => {
+  const fileOf = (events: RenderEvent[]) => {
+    const state = foldEvents(renderDecider, events);
+    return state.status === 'absent' ? null : state.file;
+  };
+
+  it('is owned by the render that stored it', () => {
+    expect(fileOf([requested, completed])).toEqual({ ...file, owned: true });
+  });
+
+  it('is borrowed by a cache hit, and stays borrowed once the result is deleted', () => {
+    const hit = renderDecider.decide({ type: 'RequestCachedRender', data: { request: requestedData, file, sourceRequestId: 'r0', now } }, renderDecider.initialState());
+    const deleted: RenderEvent = { type: 'ResultDeleted', data: { requestId: 'r1', deletedAt: now } };
+    expect(fileOf(hit)).toEqual({ ...file, owned: false });
+    expect(fileOf([...hit, deleted])).toEqual({ ...file, owned: false });
+  });
+
+  it('does not exist for a failed render', () => {
+    expect(fileOf([requested, failed])).toBeNull();
+  });
 });

@@ -1,7 +1,9 @@
 import { text } from 'node:stream/consumers';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../application/ports/event-store.js';
 import type { RenderInput } from '../../application/renders/render-service.js';
 import { createResultService } from '../../application/results/result-service.js';
+import { renderStream } from '../../domain/renders/render-events.js';
 import { AccountRow } from '../../infrastructure/read-models/entities.js';
 import { contextOf, createWorld, ORG, OTHER_ORG, type World } from '../support/application-world.js';
 import { expectDomainError } from '../support/expect-domain-error.js';
@@ -16,8 +18,8 @@ import { createFakeOrchestrator } from '../support/fake-orchestrator.js';
 let world: World;
 let templateId: string;
 
-const results = () =>
-  createResultService({ ...world.commandDeps, results: world.readModels.results, progress: world.readModels.progress, storage: world.storage, links: world.links });
+const results = (eventStore: EventStore = world.commandDeps.eventStore) =>
+  createResultService({ ...world.commandDeps, eventStore, results: world.readModels.results, progress: world.readModels.progress, storage: world.storage, links: world.links });
 
 const rendered = async (input: Partial<RenderInput> = {}, orgId = ORG) => {
   const answer = await world.renderService().render(contextOf(orgId), { template: templateId, data: { title: 'Hello' }, ...input });
@@ -169,6 +171,19 @@ describe('result service: delete', () => {
     expect(await world.typesOf(again.requestId)).toEqual(['RenderRequested', 'RenderCompleted']);
     expect((await world.streamOf(again.requestId))[1]?.data).toMatchObject({ cached: false });
     expect(await results().get(contextOf(), hit.requestId)).toMatchObject({ status: 'done', cached: true });
+  });
+
+  it('reads the render stream once: the render itself knows whether the file is its own', async () => {
+    await rendered();
+    const hit = await rendered();
+    const { eventStore } = world.commandDeps;
+    const reads: string[] = [];
+    const counted: EventStore = { ...eventStore, readStream: (stream, options) => (reads.push(stream), eventStore.readStream(stream, options)) };
+
+    await results(counted).delete(contextOf(), hit.requestId);
+
+    expect(reads).toEqual([renderStream(hit.requestId)]);
+    expect(world.storage.deleted).toEqual([]);
   });
 
   it('refuses a pending result with 409, and a deleted, unknown or foreign one with 404', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderStream } from '../../domain/renders/render-events.js';
+import { foldResultView } from '../../application/results/result-view.js';
+import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { ResultRow } from '../../infrastructure/read-models/entities.js';
 import { on, projectionSpec, rows } from '../support/projection-spec.js';
@@ -62,6 +63,44 @@ describe('results projection', () => {
       .given(on(renderStream('video'), renderRequested({ requestId: 'video', orgId, requestedAt: at(0), spec: { format: 'mp4', duration: 4000, fps: 25 } })), progressed(50))
       .when(progressed(30), on(renderStream('video'), renderCompleted({ requestId: 'video', completedAt: at(2) })), progressed(90))
       .then(rows(ResultRow, [result('video', { status: 'done', framesDone: 50, framesTotal: 100 })]));
+  });
+
+  it('a late outcome changes nothing: the first one counts, as in the view folded from the stream', async () => {
+    const late = on(renderStream('r1'), { type: 'RenderFailed', data: { requestId: 'r1', reason: 'late', failedAt: at(3) } });
+    await spec()
+      .given(requested('r1'), completed('r1'))
+      .when(late)
+      .then(rows(ResultRow, [result('r1', { status: 'done', failureReason: null, credits: 1, completedAt: new Date(at(1)) })]));
+  });
+
+  it('a deleted result keeps its row, which goes on recording webhook deliveries, while its view is gone', async () => {
+    const url = 'https://hooks.example.com/r';
+    const stream: RenderEvent[] = [
+      renderRequested({ requestId: 'r1', orgId, requestedAt: at(0), webhookUrl: url }),
+      renderCompleted({ requestId: 'r1', completedAt: at(1) }),
+      { type: 'ResultDeleted', data: { requestId: 'r1', deletedAt: at(2) } },
+      { type: 'WebhookDelivered', data: { requestId: 'r1', deliveryId: 'd1', url, attempts: 1, statusCode: 200, deliveredAt: at(3) } },
+    ];
+    expect(foldResultView(stream)).toBeNull();
+    await spec()
+      .given()
+      .when(...stream.map((event) => on(renderStream('r1'), event)))
+      .then(rows(ResultRow, [result('r1', { deleted: true, webhook: expect.objectContaining({ status: 'delivered', attempts: 1 }) })]));
+  });
+
+  it('a row holds exactly the view folded from its stream, and whether it was deleted or lost its file', async () => {
+    const url = 'https://hooks.example.com/video';
+    const stream: RenderEvent[] = [
+      renderRequested({ requestId: 'video', orgId, requestedAt: at(0), webhookUrl: url, spec: { format: 'mp4', duration: 4000, fps: 25 } }),
+      { type: 'RenderProgressed', data: { requestId: 'video', framesDone: 40, framesTotal: 100, at: at(1) } },
+      renderCompleted({ requestId: 'video', completedAt: at(2), storageKey, contentType: 'video/mp4' }),
+      { type: 'WebhookDeliveryFailed', data: { requestId: 'video', deliveryId: 'd1', url, attempt: 1, statusCode: 500, error: 'down', failedAt: at(3) } },
+    ];
+    const view = foldResultView(stream) ?? expect.fail('the stream shows a result');
+    await spec()
+      .given()
+      .when(...stream.map((event) => on(renderStream('video'), event)))
+      .then(rows(ResultRow, [{ ...view, webhook: view.webhook ?? null, deleted: false, fileDeleted: false }]));
   });
 
   it('events of a request it never saw change nothing', async () => {
