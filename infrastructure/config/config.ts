@@ -62,6 +62,8 @@ const ConfigSchema = z.object({
   VIDEO_SEGMENT_SECONDS: z.coerce.number().min(0).max(600).default(5),
   /** Videos or segments one worker renders at once: each keeps two pages and ffmpeg busy, about two cores. */
   VIDEO_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /** Video browsers start with the first video and close after this long without one, so an idle worker holds no memory for them. */
+  VIDEO_BROWSER_IDLE_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   SYNC_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
   MAX_PENDING_SYNC_RENDERS: z.coerce.number().int().min(1).default(64),
   /** How often a process that follows the log looks for requests left pending without a live workflow, and how old they must be. */

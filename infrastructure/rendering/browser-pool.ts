@@ -31,6 +31,11 @@ export interface BrowserPoolOptions {
   extraArgs?: readonly string[];
   /** Pages that draw only when a video frame asks (chrome-headless-shell); see BEGIN_FRAME_ARGS. */
   framesOnDemand?: boolean;
+  /**
+   * Browsers are closed once the pool has had nothing to do for this long, and started again by the
+   * next render: a pool used now and then (videos) holds no memory in between. Unset: kept running.
+   */
+  idleCloseMs?: number;
   /** Runs once on every new page, for the organization it belongs to, before a render gets it: per-page setup every render needs. */
   preparePage?: (page: Page, tenant: string) => Promise<void>;
   /** Readies a used page for the next render (about:blank when not given). */
@@ -259,7 +264,21 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     ensureBrowsers();
   }
 
+  /** When the pool last started or finished a render. */
+  let lastActive = performance.now();
+  const idleCheck =
+    options.idleCloseMs === undefined
+      ? undefined
+      : setInterval(() => {
+          const { running, queued } = admission.stats();
+          if (running > 0 || queued > 0 || slots.length === 0 || performance.now() - lastActive < (options.idleCloseMs ?? 0)) return;
+          logger.info({ browsers: slots.length, idleMs: Math.round(performance.now() - lastActive) }, 'closing idle browsers; the next render starts them again');
+          for (const slot of [...slots]) retire(slot);
+        }, Math.max(50, Math.min(options.idleCloseMs, 30_000)));
+  idleCheck?.unref();
+
   async function withPage<T>(fn: (page: Page, cdp: CDPSession) => Promise<T>, withOptions: WithPageOptions): Promise<T> {
+    lastActive = performance.now();
     // Once closed, the admission queue refuses every render itself.
     const ticket: Admission = await admission.admit(withOptions.tenant, { signal: withOptions.signal, queueTimeoutMs: withOptions.queueTimeoutMs });
     const started = performance.now();
@@ -277,6 +296,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       retireIfSpent(slot);
       return await running;
     } finally {
+      lastActive = performance.now();
       admission.recordRenderTime(performance.now() - started);
       if (!handedOver) ticket.release();
     }
@@ -301,6 +321,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    clearInterval(idleCheck);
     admission.close(new Error('the browser pool is closed'));
     const all = [...slots, ...draining];
     await within(Promise.allSettled([...launches, ...all.map((slot) => slot.idle())]), closeTimeoutMs);

@@ -55,6 +55,8 @@ const startVideoPool = (config: Config, logger: Logger, setup: Pick<BrowserPoolO
     browsers: config.VIDEO_CONCURRENCY * VIDEO_PAGES,
     pagesPerBrowser: 1,
     tenantShare: 1,
+    // Started by the first video, not at boot, and closed when videos stop coming: most workers render few.
+    idleCloseMs: config.VIDEO_BROWSER_IDLE_MS,
   });
 };
 
@@ -95,7 +97,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
   const videoPool = startVideoPool(config, logger, { ...browserSetup, closeTimeoutMs: shutdownShareMs });
   if (videoPool) lifetime.defer(() => videoPool.close());
   options.metrics.watchPools(videoPool ? { render: pool, video: videoPool } : { render: pool });
-  await Promise.all([pool.warmUp(), videoPool?.warmUp()]);
+  await pool.warmUp();
 
   const steps = createRenderSteps({
     ...commandDeps,

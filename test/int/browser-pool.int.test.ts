@@ -325,6 +325,29 @@ describe('browser pool lifecycle', () => {
     }
   });
 
+  it('starts no browser before the first render, closes them when idle, and starts them again for the next', async () => {
+    const lazy = createBrowserPool({ logger, idleCloseMs: 300 });
+    try {
+      expect(lazy.stats().browsers).toBe(0);
+      const first = await lazy.withPage(async (page) => pidOf(page), { tenant: 'org-a', deadlineMs: 10_000 });
+      expect(lazy.stats().browsers).toBe(1);
+      await until(() => {
+        try {
+          process.kill(first as number, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      expect(lazy.stats().browsers).toBe(0);
+      const second = await lazy.withPage(async (page) => pidOf(page), { tenant: 'org-a', deadlineMs: 10_000 });
+      expect(second).not.toBe(first);
+      expect(lazy.stats().browsers).toBe(1);
+    } finally {
+      await lazy.close();
+    }
+  });
+
   it('refuses work once closed', async () => {
     const closing = createBrowserPool({ logger });
     await closing.close();
