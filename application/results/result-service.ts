@@ -4,7 +4,7 @@ import { DomainError, notFound } from '../../domain/shared/errors.js';
 import type { Readable } from 'node:stream';
 import type { ByteRange, ByteRangeRequest, FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { ProjectionProgress, ResultReadModel, ResultView } from '../ports/read-models.js';
-import { deleteResult } from '../requests/delete-result.js';
+import { deleteResult } from './delete-result/delete-result.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { readEvents } from '../shared/stream-reads.js';
@@ -91,12 +91,7 @@ export const createResultService = (deps: ResultServiceDeps) => {
     },
 
     /** Records the deletion, then removes the file it owned. */
-    async delete(context: RequestContext, requestId: string): Promise<void> {
-      requireScope(context, 'render');
-      const { fileToDelete, position } = await deleteResult(deps, requestId, context);
-      if (fileToDelete !== null) await deps.storage.delete(fileToDelete);
-      if (position !== null) await deps.progress.waitFor(position);
-    },
+    delete: (context: RequestContext, requestId: string): Promise<void> => deleteResult(deps, context, requestId),
 
     /**
      * The file behind an href, for anyone holding the link (no API key). Read from the stream, not
