@@ -157,7 +157,7 @@ ensure_minio() {
 
 # The studio (/studio) is a built page: build it when it is missing or older than its sources.
 ensure_studio() {
-  if [ -f studio/dist/index.html ] && [ -z "$(find studio domain/templates/components -newer studio/dist/index.html -type f -not -path 'studio/dist/*' -print -quit)" ]; then
+  if [ -f studio/dist/index.html ] && [ -z "$(find studio domain -newer studio/dist/index.html -type f -not -path 'studio/dist/*' -print -quit)" ]; then
     return
   fi
   log "building the studio"

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { RenderOutcome } from '../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../domain/shared/errors.js';
 import type { RenderActivities } from './render.activities.js';
 import { deliverOutcome } from './deliver-outcome.js';
 
@@ -87,13 +88,14 @@ export async function produceFile(
     const position = await bookkeeping.recordFailure({ requestId, reason });
     await tellWebhookOfFailure(requestId, webhook);
     // Still no room after the retries: the client hears when asking again is worth it.
-    if (type === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? 5, position };
+    if (type === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, position };
     return { status: 'failed', reason, code: failureCode(type), position };
   }
   const position = await bookkeeping.recordCompletion({ requestId, file });
 
   if (webhook) await deliverOutcome(requestId);
-  return { status: 'done', position };
+  // The file as the activity stored it: a caller serves it from here rather than predicting where it went.
+  return { status: 'done', file, position };
 }
 
 /**

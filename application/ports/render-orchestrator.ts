@@ -1,10 +1,14 @@
+import type { StoredFile } from '../../domain/renders/render-events.js';
+
 /**
- * How a render ended, as the workflow reports it; `rejected`: the work showed the request itself is
- * refused (a capture redirected to a private address, a template that cannot render);
- * `unavailable`: no worker had room in time, with the pool's estimate of when to ask again.
+ * How a render ended, as the workflow reports it; `done`: with the file the worker stored (key,
+ * content type, size), so that whoever serves it need not guess where it went; `rejected`: the
+ * work showed the request itself is refused (a capture redirected to a private address, a template
+ * that cannot render); `unavailable`: no worker had room in time, with the pool's estimate of when
+ * to ask again.
  */
 export type RenderOutcome = (
-  | { readonly status: 'done' }
+  | { readonly status: 'done'; readonly file: StoredFile }
   | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' | 'rejected' }
   | { readonly status: 'failed'; readonly reason: string; readonly code: 'unavailable'; readonly retryAfterSeconds: number }
 ) & {

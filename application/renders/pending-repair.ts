@@ -25,8 +25,6 @@ const REASONS: Record<RepairedRequest['why'], string> = {
   'ended-without-outcome': 'The render stopped before it recorded an outcome; its credits were refunded',
 };
 
-export type PendingRepair = ReturnType<typeof createPendingRepair>;
-
 /**
  * A request is accepted by appending it, then its workflow is started. A crash or an unreachable
  * Temporal between the two, or a workflow terminated by hand, would leave it pending for ever (and

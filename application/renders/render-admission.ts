@@ -1,5 +1,6 @@
 import { creditsAvailable } from '../../domain/accounts/billing-period.js';
-import { DomainError, UnavailableError, type ErrorCode } from '../../domain/shared/errors.js';
+import type { StoredFile } from '../../domain/renders/render-events.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError, type ErrorCode } from '../../domain/shared/errors.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestrator.js';
 
@@ -38,7 +39,7 @@ export const startRecordedRequest = async (requestId: string, start: () => Promi
     await start();
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new UnavailableError('The render could not be started; retry shortly', 5, [
+    throw new UnavailableError('The render could not be started; retry shortly', DEFAULT_RETRY_AFTER_SECONDS, [
       `requestId ${requestId}: not started (${why}); it will be marked failed and nothing is charged`,
     ]);
   }
@@ -53,14 +54,14 @@ const FAILURE_CODES: Record<Extract<RenderOutcome, { status: 'failed' }>['code']
 
 /**
  * Waits for the workflow of an accepted request, then for the read models to show its outcome (a
- * result listed as done, an identical request answered from the cache); a failure becomes the error
- * the caller sees.
+ * result listed as done, an identical request answered from the cache), and returns the file it
+ * stored; a failure becomes the error the caller sees.
  */
 export const awaitOutcome = async (
   { orchestrator, progress }: { readonly orchestrator: RenderOrchestrator; readonly progress: ProjectionProgress },
   requestId: string,
   timeoutMs: number,
-): Promise<void> => {
+): Promise<StoredFile> => {
   const outcome = await orchestrator.waitForOutcome(requestId, timeoutMs);
   if (outcome !== 'timeout' && outcome.position != null) await progress.waitFor(outcome.position);
   if (outcome === 'timeout') {
@@ -72,6 +73,7 @@ export const awaitOutcome = async (
     throw new UnavailableError(`Rendering is at capacity; retry shortly (${outcome.reason})`, outcome.retryAfterSeconds, [outcome.reason]);
   }
   if (outcome.status === 'failed') throw new DomainError(FAILURE_CODES[outcome.code], `Render failed: ${outcome.reason}`, [outcome.reason]);
+  return outcome.file;
 };
 
 /**

@@ -7,7 +7,8 @@ import { renderCost } from '../../domain/renders/pricing.js';
 import type { RenderRequested, RenderSpec } from '../../domain/renders/render-events.js';
 import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
 import { resolveValues } from '../../domain/templates/components/resolve-values.js';
-import { assertRenderableSize, isVideoFormat, outputExtension, type Fps, type OutputFormat } from '../../domain/templates/template-settings.js';
+import { isAsynchronousFormat, isVideoFormat, outputExtension, type OutputFormat } from '../../domain/renders/output-formats.js';
+import { assertRenderableSize, type Fps } from '../../domain/templates/template-settings.js';
 import type { FileStorage, ResultLinks } from '../ports/file-storage.js';
 import type { UrlGuard } from '../ports/page-capture.js';
 import { assertWebhookUrlAllowed } from '../webhooks/webhook-url.js';
@@ -18,7 +19,6 @@ import { requestCachedRender } from '../requests/request-cached-render.js';
 import { requestRender } from '../requests/request-render.js';
 import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from './render-admission.js';
 import { hitRequest } from './hit-data.js';
-import { storageKeyOf } from './render-steps.js';
 import { videoTiming } from './video-spec.js';
 import { resultHref } from './result-href.js';
 import type { RequestContext } from '../shared/request-context.js';
@@ -71,13 +71,6 @@ export interface RenderServiceDeps extends CommandDeps {
 }
 
 export type RenderService = ReturnType<typeof createRenderService>;
-
-const IMAGE_CONTENT_TYPES: Record<string, string> = {
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-};
 
 const withExtension = (fileName: string, format: OutputFormat) => {
   const extension = outputExtension(format);
@@ -146,7 +139,7 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       href: resultHref(deps.links, request),
       cached: true,
       // A video from the cache is done at once; it is still answered as the asynchronous render it is.
-      ...(isVideoFormat(request.spec.format) ? { status: 'done' as const } : {}),
+      ...(isAsynchronousFormat(request.spec.format) ? { status: 'done' as const } : {}),
       storageKey: hit.storageKey,
       contentType: hit.contentType,
     };
@@ -195,26 +188,22 @@ export const createRenderService = (deps: RenderServiceDeps) => {
       }
 
       await assertAccountAdmits(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
-      const sync = !input.webhookUrl && !isVideoFormat(spec.format);
+      const asynchronous = isAsynchronousFormat(spec.format);
+      const sync = !input.webhookUrl && !asynchronous;
       if (sync) waitingRoom.assertRoom();
 
       await requestRender(deps, requested, context);
+      const href = resultHref(deps.links, requested);
       // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
-      if (isVideoFormat(spec.format)) {
+      if (asynchronous) {
         await startRecordedRequest(requestId, () => deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }));
-        return { requestId, href: resultHref(deps.links, requested), status: 'pending' };
+        return { requestId, href, status: 'pending' };
       }
       await startRecordedRequest(requestId, () => deps.orchestrator.start({ requestId, webhook: !sync }));
-      const answer: RenderAnswer = {
-        requestId,
-        href: resultHref(deps.links, requested),
-        storageKey: storageKeyOf(requested),
-        contentType: IMAGE_CONTENT_TYPES[spec.format],
-      };
-      if (!sync) return { requestId, href: answer.href };
+      if (!sync) return { requestId, href };
 
-      await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
-      return answer;
+      const file = await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
+      return { requestId, href, storageKey: file.storageKey, contentType: file.contentType };
     },
   };
 };

@@ -36,6 +36,7 @@ export interface RenderStepsDeps extends CommandDeps {
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
 
+/** Where the worker's steps store a request's file; everyone else learns it from the outcome they record and return. */
 export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${request.requestId}/${resultFileOf(request).fileName}`;
 
 /**

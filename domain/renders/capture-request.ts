@@ -1,4 +1,5 @@
 import { DEFAULT_PDF_FORMAT, pdfViewport, type CaptureSpec, type PdfFormat } from './capture-events.js';
+import { outputExtension } from './output-formats.js';
 
 /** Spec section 4: a screenshot or a PDF of a page costs what an image render costs. */
 export const CAPTURE_CREDITS = 1;
@@ -18,8 +19,8 @@ export type CaptureInput =
 export const captureSpecOf = (input: CaptureInput, requestId: string): CaptureSpec => {
   const common = { url: input.url, waitTime: input.waitTime ?? 0, expires: input.expires ?? null };
   if (input.kind === 'screenshot') {
-    return { ...common, kind: 'screenshot', width: input.width, height: input.height, pdfFormat: null, fileName: `${requestId}.png` };
+    return { ...common, kind: 'screenshot', width: input.width, height: input.height, pdfFormat: null, fileName: `${requestId}${outputExtension('png')}` };
   }
   const pdfFormat = input.format ?? DEFAULT_PDF_FORMAT;
-  return { ...common, kind: 'pdf', ...pdfViewport(pdfFormat), pdfFormat, fileName: `${requestId}.pdf` };
+  return { ...common, kind: 'pdf', ...pdfViewport(pdfFormat), pdfFormat, fileName: `${requestId}${outputExtension('pdf')}` };
 };

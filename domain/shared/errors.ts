@@ -25,6 +25,9 @@ export class DomainError extends Error {
   }
 }
 
+/** Retry-After when whoever refused has no estimate of its own: long enough for a restart or a queue to drain. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
 /**
  * The work cannot be taken now; `retryAfterSeconds` is when asking again is worth it, estimated by
  * whoever refused (the browser pool from the work ahead of it), and sent to clients as Retry-After.
@@ -41,8 +44,8 @@ export class UnavailableError extends DomainError {
 }
 
 /** Seconds a client should wait before retrying work refused with `error`. */
-export const retryAfterSecondsOf = (error: DomainError, fallback = 5): number =>
-  error instanceof UnavailableError ? error.retryAfterSeconds : fallback;
+export const retryAfterSecondsOf = (error: DomainError): number =>
+  error instanceof UnavailableError ? error.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;
 
 export const validationError = (message: string, details: readonly string[] = []) =>
   new DomainError('validation', message, details.length > 0 ? details : [message]);

@@ -1,14 +1,11 @@
+import { isVideoFormat, type OutputFormat } from '../renders/output-formats.js';
 import { validationError } from '../shared/errors.js';
+
+// A template's settings include its output format; the formats and their facts have one home, the format table.
+export { isVideoFormat, OUTPUT_FORMATS, outputExtension, type OutputFormat, type VideoFormat } from '../renders/output-formats.js';
 
 export const EDITORS = ['html-editor', 'canvas-editor', 'canvas-html'] as const;
 export type Editor = (typeof EDITORS)[number];
-
-export const IMAGE_FORMATS = ['jpeg', 'png', 'webp'] as const;
-/** `gif` is this service's extension to the spec: an animated GIF, made and priced like a video. */
-export const VIDEO_FORMATS = ['mp4', 'webm', 'gif'] as const;
-export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'pdf', 'mp4', 'webm', 'gif'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-export type VideoFormat = (typeof VIDEO_FORMATS)[number];
 
 export const QUALITY = { min: 10, max: 100, default: 80 } as const;
 export const SCALE_FACTOR = { min: 0.1, max: 4, default: 1 } as const;
@@ -17,21 +14,6 @@ export const RECORD_DURATION = { min: 1000, max: 30000, default: 5000 } as const
 export const FPS_VALUES = [24, 25, 30] as const;
 export type Fps = (typeof FPS_VALUES)[number];
 export const DEFAULT_FPS: Fps = 30;
-
-const EXTENSIONS: Record<OutputFormat, string> = {
-  jpeg: '.jpg',
-  png: '.png',
-  webp: '.webp',
-  pdf: '.pdf',
-  mp4: '.mp4',
-  webm: '.webm',
-  gif: '.gif',
-};
-
-export const outputExtension = (format: OutputFormat): string => EXTENSIONS[format];
-
-export const isVideoFormat = (format: OutputFormat): format is VideoFormat =>
-  (VIDEO_FORMATS as readonly string[]).includes(format);
 
 /** Only the advanced editor animates, so only its templates can become videos. */
 export const supportsVideo = (editor: Editor): boolean => editor === 'canvas-html';

@@ -1,3 +1,4 @@
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../domain/shared/errors.js';
 import { PoolUnavailableError } from './pool-errors.js';
 
 export interface AdmissionQueueOptions {
@@ -131,7 +132,7 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
   }
 
   const admit = (tenant: string, admitOptions: AdmitOptions = {}): Promise<Admission> => {
-    if (closedWith) return Promise.reject(new PoolUnavailableError(closedWith.message, 5));
+    if (closedWith) return Promise.reject(new PoolUnavailableError(closedWith.message, DEFAULT_RETRY_AFTER_SECONDS));
     admitOptions.signal?.throwIfAborted();
     const waitMs = admitOptions.queueTimeoutMs ?? queueTimeoutMs;
     const ownLine = lines.get(tenant);
@@ -177,7 +178,7 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
       for (const line of [...lines.values()]) {
         for (const waiter of [...line]) {
           removeWaiter(waiter);
-          waiter.refuse(new PoolUnavailableError(reason.message, 5));
+          waiter.refuse(new PoolUnavailableError(reason.message, DEFAULT_RETRY_AFTER_SECONDS));
         }
       }
     },

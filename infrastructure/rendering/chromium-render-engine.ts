@@ -1,11 +1,13 @@
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { CaptureOptions, RenderDocument, RenderEngine, RenderedFile } from '../../application/ports/render-engine.js';
+import { outputContentType, type ImageFormat } from '../../domain/renders/output-formats.js';
 import type { BrowserPool } from './browser-pool.js';
-import { encodeImage, IMAGE_CONTENT_TYPES, type ImageFormat } from './image-encoder.js';
+import { encodeImage } from './image-encoder.js';
 import { toPdfA2b } from './pdf-a.js';
 import { printPdf } from './pdf-pages.js';
 import { LOAD_PROBE_MARGIN_MS, loadTemplateInFrame, navigateToTemplateDocument } from './template-document.js';
 import { fitViewport } from './page-viewport.js';
+import { failFastWhenStuck } from './stuck-page.js';
 
 export interface ChromiumRenderEngineOptions {
   readonly pool: BrowserPool;
@@ -18,8 +20,6 @@ export interface ChromiumRenderEngineOptions {
 }
 
 type RenderSettings = Omit<ChromiumRenderEngineOptions, 'pool'>;
-
-const PDF_CONTENT_TYPE = 'application/pdf';
 
 /**
  * Chromium encodes the image itself, in the requested format and quality, in one CDP round trip:
@@ -40,7 +40,7 @@ const captureImage = async (cdp: CDPSession, document: RenderDocument, format: I
   const height = crop ? Math.min(crop.height, fullHeight) : fullHeight;
   const clip = crop ? { x: 0, y: 0, width, height, scale: 1 } : undefined;
   const content = await screenshot(cdp, format, options.quality, clip);
-  return { content, contentType: IMAGE_CONTENT_TYPES[format], width, height };
+  return { content, contentType: outputContentType(format), width, height };
 };
 
 const screenshot = async (
@@ -80,7 +80,7 @@ const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocume
     maxPages: settings.maxPdfPages,
     timeoutMs: settings.captureTimeoutMs,
   });
-  return { content, contentType: PDF_CONTENT_TYPE, width: document.width, height: document.height };
+  return { content, contentType: outputContentType('pdf'), width: document.width, height: document.height };
 };
 
 const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, settings: RenderSettings): Promise<RenderedFile> => {
@@ -91,7 +91,7 @@ const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, o
   if (options.format === 'pdf') {
     // A design is one page of exactly its size.
     const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));
-    return { content, contentType: PDF_CONTENT_TYPE, width: document.width, height: document.height };
+    return { content, contentType: outputContentType('pdf'), width: document.width, height: document.height };
   }
   return captureImage(cdp, document, options.format, options);
 };
@@ -99,7 +99,7 @@ const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, o
 /** Template renders on the pool's warm pages, each bounded by a deadline the pool enforces. */
 export const createChromiumRenderEngine = ({ pool, ...settings }: ChromiumRenderEngineOptions): RenderEngine => ({
   async render(document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> {
-    const rendered = await pool.withPage((page, cdp) => renderOn(page, cdp, document, options, settings), {
+    const rendered = await pool.withPage((page, cdp) => failFastWhenStuck(cdp, () => renderOn(page, cdp, document, options, settings)), {
       tenant: options.tenant,
       deadlineMs: settings.loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime + settings.captureTimeoutMs,
     });

@@ -1,7 +1,6 @@
 import sharp from 'sharp';
+import { outputContentType, type ImageFormat } from '../../domain/renders/output-formats.js';
 import { validationError } from '../../domain/shared/errors.js';
-
-export type ImageFormat = 'jpeg' | 'png' | 'webp';
 
 export interface EncodeImageOptions {
   format: ImageFormat;
@@ -18,12 +17,6 @@ export interface EncodedImage {
   contentType: string;
 }
 
-export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = {
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-};
-
 export async function encodeImage(png: Buffer, options: EncodeImageOptions): Promise<EncodedImage> {
   const { format, quality, crop } = options;
   if (!Number.isInteger(quality) || quality < 10 || quality > 100) {
@@ -39,7 +32,7 @@ export async function encodeImage(png: Buffer, options: EncodeImageOptions): Pro
 
   // Chromium's screenshot is already a PNG of the right size: re-encoding it would only cost time.
   if (format === 'png' && width === sourceWidth && height === sourceHeight) {
-    return { buffer: png, width, height, contentType: IMAGE_CONTENT_TYPES.png };
+    return { buffer: png, width, height, contentType: outputContentType('png') };
   }
 
   let image = sharp(png);
@@ -61,7 +54,7 @@ export async function encodeImage(png: Buffer, options: EncodeImageOptions): Pro
     }
   }
   const { data, info } = await image.toBuffer({ resolveWithObject: true });
-  return { buffer: data, width: info.width, height: info.height, contentType: IMAGE_CONTENT_TYPES[format] };
+  return { buffer: data, width: info.width, height: info.height, contentType: outputContentType(format) };
 }
 
 const isPositiveInteger = (value: number) => Number.isInteger(value) && value > 0;

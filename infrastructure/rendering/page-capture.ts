@@ -2,6 +2,7 @@ import type { CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { PageCapturer } from '../../application/ports/page-capture.js';
 import type { RenderedFile } from '../../application/ports/render-engine.js';
 import { PDF_FORMATS, type CaptureSpec } from '../../domain/renders/capture-events.js';
+import { outputContentType } from '../../domain/renders/output-formats.js';
 import { validationError } from '../../domain/shared/errors.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage } from './image-encoder.js';
@@ -18,7 +19,6 @@ export interface PageCaptureOptions {
   readonly maxPdfPages: number;
 }
 
-const PDF_CONTENT_TYPE = 'application/pdf';
 const BLANK = 'about:blank';
 
 /** Milliseconds a capture may hold its page at most: every phase's bound, plus the client's wait. */
@@ -77,7 +77,7 @@ const capturePage = async (page: Page, cdp: CDPSession, spec: CaptureSpec, optio
       maxPages: options.maxPdfPages,
       timeoutMs: options.captureTimeoutMs,
     });
-    return { content, contentType: PDF_CONTENT_TYPE, width: spec.width, height: spec.height };
+    return { content, contentType: outputContentType('pdf'), width: spec.width, height: spec.height };
   }
   const png = Buffer.from(await page.screenshot({ type: 'png', captureBeyondViewport: false }));
   // The viewport is the requested size; the crop only guarantees it whatever the browser returns.

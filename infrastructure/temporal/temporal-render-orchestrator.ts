@@ -1,31 +1,35 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
-import type { RenderWorkflowResult } from '../../workflows/render.workflow.js';
+// Imported for their names and types only: the client never runs workflow code.
+import { captureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
 
 export interface TemporalRenderOrchestratorOptions {
   readonly client: Client;
   readonly taskQueue: string;
 }
 
+/** The workflows whose outcome a caller may wait for: each makes one file and ends in a RenderOutcome. */
+type RequestWorkflow = typeof renderWorkflow | typeof syncRenderWorkflow | typeof videoRenderWorkflow | typeof captureWorkflow;
+
+/** A workflow id that is taken means the request's workflow runs or ran already. */
+const once = async (start: Promise<unknown>): Promise<void> => {
+  try {
+    await start;
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+};
+
 /** Render workflows keyed by request id, so a retried start never renders twice. */
 export const createTemporalRenderOrchestrator = ({ client, taskQueue }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
-  const startOnce = async (
-    workflow: 'renderWorkflow' | 'syncRenderWorkflow' | 'videoRenderWorkflow' | 'captureWorkflow' | 'webhookWorkflow',
-    requestId: string,
-    webhook: boolean,
-  ) => {
-    try {
-      await client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }] });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  };
+  const startRequest = (workflow: RequestWorkflow, requestId: string, webhook: boolean) =>
+    once(client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }] }));
   return {
     // A client waiting for the file gets the short path; a webhook render may take the longer, heartbeating one.
-    start: ({ requestId, webhook }) => startOnce(webhook ? 'renderWorkflow' : 'syncRenderWorkflow', requestId, webhook),
-    startVideo: ({ requestId, webhook }) => startOnce('videoRenderWorkflow', requestId, webhook),
-    startCapture: ({ requestId, webhook }) => startOnce('captureWorkflow', requestId, webhook),
-    startWebhook: ({ requestId }) => startOnce('webhookWorkflow', requestId, true),
+    start: ({ requestId, webhook }) => startRequest(webhook ? renderWorkflow : syncRenderWorkflow, requestId, webhook),
+    startVideo: ({ requestId, webhook }) => startRequest(videoRenderWorkflow, requestId, webhook),
+    startCapture: ({ requestId, webhook }) => startRequest(captureWorkflow, requestId, webhook),
+    startWebhook: ({ requestId }) => once(client.workflow.start(webhookWorkflow, { workflowId: requestId, taskQueue, args: [{ requestId }] })),
 
     async workflowState(requestId) {
       try {
@@ -38,15 +42,13 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue }: Temporal
     },
 
     async waitForOutcome(requestId, timeoutMs) {
-      // Render and capture workflows both end in a RenderOutcome.
-      const result = client.workflow.getHandle(requestId).result() as Promise<RenderWorkflowResult | RenderOutcome>;
+      const result: Promise<RenderOutcome> = client.workflow.getHandle<RequestWorkflow>(requestId).result();
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
       try {
-        const outcome: RenderWorkflowResult | RenderOutcome | 'timeout' = await Promise.race([result, timeout]);
-        return outcome satisfies RenderOutcome | 'timeout';
+        return await Promise.race([result, timeout]);
       } finally {
         clearTimeout(timer);
       }

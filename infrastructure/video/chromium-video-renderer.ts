@@ -3,11 +3,12 @@ import { readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { RenderedVideo, VideoDocument, VideoOptions, VideoRenderer, VideoRenderRun } from '../../application/ports/video-renderer.js';
+import { outputContentType } from '../../domain/renders/output-formats.js';
 import { frameTimeMs, videoFrameCount } from '../../domain/renders/video-timing.js';
 import type { BrowserPool } from '../rendering/browser-pool.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
 import { PoolUnavailableError } from '../rendering/pool-errors.js';
-import { probeVideo, startEncoder, VIDEO_CONTENT_TYPES } from './ffmpeg-encoder.js';
+import { probeVideo, startEncoder } from './ffmpeg-encoder.js';
 import { createFrameSequencer } from './frame-sequencer.js';
 import { startGifEncoder } from './gif-encoder.js';
 import { prepareVideoClips } from './video-clips.js';
@@ -105,7 +106,7 @@ export const createChromiumVideoRenderer = (options: ChromiumVideoRendererOption
         if (failed) throw failed.reason;
         await encoder.finish();
         const probed = await probeVideo(outputPath);
-        return { content: await readFile(outputPath), contentType: VIDEO_CONTENT_TYPES[video.format], width: probed.width, height: probed.height, frames: total };
+        return { content: await readFile(outputPath), contentType: outputContentType(video.format), width: probed.width, height: probed.height, frames: total };
       } catch (error) {
         encoder.abort();
         throw error;

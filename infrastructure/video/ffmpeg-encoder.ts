@@ -1,11 +1,9 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
-import type { VideoFormat } from '../../domain/templates/template-settings.js';
+import type { VideoFormat } from '../../domain/renders/output-formats.js';
 
 export type FrameCodec = 'mjpeg' | 'png';
-
-export const VIDEO_CONTENT_TYPES: Readonly<Record<VideoFormat, string>> = { mp4: 'video/mp4', webm: 'video/webm', gif: 'image/gif' };
 
 export interface EncoderOptions {
   readonly format: VideoFormat;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
 import type { RenderedFile } from '../../application/ports/render-engine.js';
 import type { VideoJoiner } from '../../application/ports/video-renderer.js';
-import type { VideoFormat } from '../../domain/templates/template-settings.js';
-import { probeVideo, VIDEO_CONTENT_TYPES } from './ffmpeg-encoder.js';
+import { outputContentType, type VideoFormat } from '../../domain/renders/output-formats.js';
+import { probeVideo } from './ffmpeg-encoder.js';
 
 export interface SegmentJoinerOptions {
   /** Where the segments and the joined file are written while ffmpeg works. */
@@ -45,7 +45,7 @@ export const createFfmpegSegmentJoiner = (options: SegmentJoinerOptions = {}): V
       const output = path.join(folder, `joined.${format}`);
       await concatenate(listFile, output, format);
       const probed = await probeVideo(output);
-      return { content: await readFile(output), contentType: VIDEO_CONTENT_TYPES[format], width: probed.width, height: probed.height };
+      return { content: await readFile(output), contentType: outputContentType(format), width: probed.width, height: probed.height };
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

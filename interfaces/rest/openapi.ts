@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { isAsynchronousFormat, OUTPUT_FORMATS, outputContentType } from '../../domain/renders/output-formats.js';
 import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
 import { ErrorBody, IdParam } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
@@ -82,6 +83,9 @@ const operation = (
 const binary = (contentTypes: readonly string[]) =>
   Object.fromEntries(contentTypes.map((type) => [type, { schema: z.string().meta({ format: 'binary' }) }]));
 
+/** What output=image answers with: the file of any render the client waits for. */
+const waitedForContentTypes = OUTPUT_FORMATS.filter((format) => !isAsynchronousFormat(format)).map(outputContentType);
+
 const paths: ZodOpenApiPathsObject = {
   '/api/v2/my-templates': {
     get: operation('listTemplates', 'templates', 'List templates', 'Templates of the caller', z.array(TemplateSchema), { requestParams: { query: ListTemplatesQuery } }),
@@ -132,7 +136,7 @@ const paths: ZodOpenApiPathsObject = {
       responses: {
         '200': {
           description: 'Images and PDFs: requestId and href (at once when a webhookUrl is given); with output=image the file itself',
-          content: { ...json(RenderResponse).content, ...binary(['image/jpeg', 'image/png', 'image/webp', 'application/pdf']) },
+          content: { ...json(RenderResponse).content, ...binary(waitedForContentTypes) },
         },
         '202': { description: 'Videos (mp4, webm): accepted with status pending (done when answered from the cache); poll GET /api/v2/results/{identifier}', ...json(RenderResponse) },
       },
@@ -157,7 +161,7 @@ const paths: ZodOpenApiPathsObject = {
         },
       ],
       security: [],
-      responses: { '200': { description: 'The image', content: binary(['image/jpeg']) }, ...errors },
+      responses: { '200': { description: 'The image', content: binary([outputContentType('jpeg')]) }, ...errors },
     },
   },
   '/api/v1/screenshots': {

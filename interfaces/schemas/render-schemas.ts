@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { OUTPUT_FORMATS } from '../../domain/renders/output-formats.js';
 import { PDF_STANDARDS } from '../../domain/renders/pdf-standards.js';
-import { FPS_VALUES, OUTPUT_FORMATS, RECORD_DURATION, TEMPLATE_SIZE } from '../../domain/templates/template-settings.js';
+import { FPS_VALUES, RECORD_DURATION, TEMPLATE_SIZE } from '../../domain/templates/template-settings.js';
 
 const fps = z.union(FPS_VALUES.map((value) => z.literal(value)) as [z.ZodLiteral<24>, z.ZodLiteral<25>, z.ZodLiteral<30>]);
 const outputSize = z.number().int().min(TEMPLATE_SIZE.min).max(TEMPLATE_SIZE.max);

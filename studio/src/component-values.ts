@@ -1,3 +1,5 @@
+import type { Component } from './types.js';
+
 /**
  * A property's value as a form field holds it (text) and as the component document stores it
  * (typed by the property's input type, as the service lists it). JSON-typed values that do not
@@ -19,6 +21,12 @@ export const parseValue = (type: string, text: string): Parsed => {
     }
   }
   return { ok: true, value: text };
+};
+
+/** The value a component holds for a property by its name, whichever of the properties the service lists for its type. */
+export const valueOf = (component: Component, property: string): unknown => {
+  const values: Readonly<Record<string, unknown>> = component;
+  return values[property];
 };
 
 export const formatValue = (value: unknown): string => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));

@@ -1,6 +1,6 @@
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import { DomainError, UnavailableError } from '../../domain/shared/errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError } from '../../domain/shared/errors.js';
 
 /**
  * A RenderOrchestrator for unit tests: it records what was started, and a test decides how each
@@ -70,17 +70,20 @@ const runSteps = async (steps: RequestSteps, requestId: string): Promise<RenderO
     const { reason, code, retryAfterSeconds } = failureOf(error);
     await steps.refund(requestId);
     const position = await steps.fail(requestId, reason);
-    if (code === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? 5, position };
+    if (code === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, position };
     return { status: 'failed', reason, code: code === 'validation' ? 'rejected' : 'render_failed', position };
   }
-  return { status: 'done', position: await steps.complete(requestId, file) };
+  return { status: 'done', file, position: await steps.complete(requestId, file) };
 };
+
+/** The file of a request the fake ends as done without running any steps: nothing was stored. */
+const UNSTORED: StoredFile = { storageKey: 'unstored', fileName: 'unstored', contentType: 'application/octet-stream', bytes: 0, width: 0, height: 0 };
 
 export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrchestratorOptions = {}): FakeOrchestrator => {
   const started: StartedWork[] = [];
   const decided = new Map<string, FakeOutcome>();
   const runs = new Map<string, Promise<FakeOutcome>>();
-  let fallback: FakeOutcome = { status: 'done', position: null };
+  let fallback: FakeOutcome = { status: 'done', file: UNSTORED, position: null };
   let refusal: Error | null = null;
 
   const start = async (work: StartedWork, requestSteps?: RequestSteps) => {

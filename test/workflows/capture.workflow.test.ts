@@ -14,7 +14,7 @@ describe('captureWorkflow', () => {
     const requestId = randomUUID();
     const stubs = stubActivities();
 
-    await expect(run(requestId, true, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(requestId, true, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
 
     expect(stubs.names()).toEqual(['chargeCredits', 'produceCapture', 'recordCompletion', 'webhookRetryPolicy', 'deliverWebhook']);
     expect(stubs.calls[1]?.input).toEqual({ requestId });
@@ -55,7 +55,7 @@ describe('captureWorkflow', () => {
       },
     });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', 'produceCapture', 'produceCapture', 'recordCompletion']);
   });
 });

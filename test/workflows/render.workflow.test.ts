@@ -22,7 +22,7 @@ describe.each([
     const requestId = randomUUID();
     const stubs = stubActivities();
 
-    await expect(run(requestId, true, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(requestId, true, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
 
     expect(stubs.names()).toEqual(['chargeCredits', produce, 'recordCompletion', 'webhookRetryPolicy', 'deliverWebhook']);
     expect(stubs.calls.find((call) => call.name === 'recordCompletion')?.input).toEqual({ requestId, file: STORED_FILE });
@@ -31,7 +31,7 @@ describe.each([
 
   it('tells no webhook when the request has none', async () => {
     const stubs = stubActivities();
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', produce, 'recordCompletion']);
   });
 
@@ -107,7 +107,7 @@ describe.each([
       },
     });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', produce, produce, 'recordCompletion']);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/shared/errors.js';
 import { videoRenderWorkflow } from '../../workflows/video-render.workflow.js';
-import { COMPLETED_AT, FAILED_AT, refusedWith, stubActivities, useWorkflowEnvironment } from '../support/workflow-env.js';
+import { COMPLETED_AT, FAILED_AT, STORED_FILE, refusedWith, stubActivities, useWorkflowEnvironment } from '../support/workflow-env.js';
 
 const environment = useWorkflowEnvironment();
 
@@ -12,7 +12,7 @@ const run = (requestId: string, webhook: boolean, stubs: ReturnType<typeof stubA
 describe('videoRenderWorkflow', () => {
   it('charges, produces the video, records it, then tells the webhook: done', async () => {
     const stubs = stubActivities();
-    await expect(run(randomUUID(), true, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(randomUUID(), true, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', 'planVideo', 'produceVideo', 'recordCompletion', 'webhookRetryPolicy', 'deliverWebhook']);
   });
 
@@ -40,7 +40,7 @@ describe('videoRenderWorkflow', () => {
     ];
     const stubs = stubActivities({ planVideo: async () => ({ framesTotal: 900, segments }) });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', position: COMPLETED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     const produced = stubs.calls.filter((call) => call.name === 'produceVideoSegment').map((call) => call.input as { index: number; segment: unknown });
     expect(produced.map(({ index, segment }) => [index, segment]).sort()).toEqual(segments.map((segment, index) => [index, segment]));
     expect(stubs.names().filter((name) => name !== 'produceVideoSegment')).toEqual(['chargeCredits', 'planVideo', 'joinVideoSegments', 'recordCompletion']);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { renderWorkflow } from '../../workflows/render.workflow.js';
 import type { DeliveryRef } from '../../workflows/webhook.activities.js';
 import { webhookWorkflow } from '../../workflows/webhook.workflow.js';
-import { COMPLETED_AT, QUICK_WEBHOOK_RETRIES, stubActivities, useWorkflowEnvironment } from '../support/workflow-env.js';
+import { COMPLETED_AT, QUICK_WEBHOOK_RETRIES, STORED_FILE, stubActivities, useWorkflowEnvironment } from '../support/workflow-env.js';
 
 const environment = useWorkflowEnvironment();
 
@@ -98,6 +98,7 @@ describe('a render whose webhook is abandoned', () => {
 
     await expect(environment.execute(renderWorkflow, requestId, { requestId, webhook: true }, stubs.activities)).resolves.toEqual({
       status: 'done',
+      file: STORED_FILE,
       position: COMPLETED_AT,
     });
     expect(stubs.names()).toEqual([

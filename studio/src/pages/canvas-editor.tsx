@@ -15,15 +15,24 @@ import { PreviewImage } from './preview-image';
 import { VideoPreview } from './video-preview';
 
 /** A new component's place and the values that make it visible at once. */
-const starter = (type: string, id: string, page: Box): Component => {
-  const base = { id, type, x: Math.round(page.width / 10), y: Math.round(page.height / 10), width: Math.round(page.width / 3), height: Math.round(page.height / 4) };
-  if (type === 'TEXT') return { ...base, text: 'Text', fontSize: Math.max(12, Math.round(base.height / 3)) };
-  if (type === 'QR_CODE') return { ...base, width: base.height, value: 'https://example.com' };
-  if (type === 'CIRCLE') return { ...base, width: base.height, fill: '#4a90d9' };
-  if (type === 'RECTANGLE') return { ...base, fill: '#4a90d9' };
-  if (type === 'RATING') return { ...base, value: 4 };
-  if (type === 'HTML') return { ...base, html: '<b>HTML</b>' };
-  return base;
+const starter = (type: Component['type'], id: string, page: Box): Component => {
+  const box = { id, x: Math.round(page.width / 10), y: Math.round(page.height / 10), width: Math.round(page.width / 3), height: Math.round(page.height / 4) };
+  switch (type) {
+    case 'TEXT':
+      return { ...box, type, text: 'Text', fontSize: Math.max(12, Math.round(box.height / 3)) };
+    case 'QR_CODE':
+      return { ...box, type, width: box.height, value: 'https://example.com' };
+    case 'CIRCLE':
+      return { ...box, type, width: box.height, fill: '#4a90d9' };
+    case 'RECTANGLE':
+      return { ...box, type, fill: '#4a90d9' };
+    case 'RATING':
+      return { ...box, type, value: 4 };
+    case 'HTML':
+      return { ...box, type, html: '<b>HTML</b>' };
+    default:
+      return { ...box, type };
+  }
 };
 
 /**
@@ -35,7 +44,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
   const path = `/api/v2/my-templates/${encodeURIComponent(template.identifier)}/components`;
   const [document, setDocument] = useState<ComponentDocument | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const [adding, setAdding] = useState<string>('TEXT');
+  const [adding, setAdding] = useState<Component['type']>('TEXT');
   // The organization's font families and newest uploads, offered by the TEXT and IMAGE forms.
   const { fonts, uploads } = useAssets();
   const choices = useMemo<AssetChoices>(() => ({ families: fonts ? fontFamilies(fonts) : null, uploads: uploads?.content ?? null }), [fonts, uploads]);
@@ -100,7 +109,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
         <div className="add">
           <label>
             New component
-            <select value={adding} onChange={(event) => setAdding(event.target.value)}>
+            <select value={adding} onChange={(event) => setAdding(event.target.value as Component['type'])}>
               {COMPONENT_TYPES.map((type) => (
                 <option key={type}>{type}</option>
               ))}
@@ -112,7 +121,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
         </div>
         <label>
           Background
-          <input value={document.background ?? ''} placeholder="#ffffff" onChange={(event) => setDocument({ ...document, background: event.target.value || undefined })} />
+          <input value={typeof document.background === 'string' ? document.background : ''} placeholder="#ffffff" onChange={(event) => setDocument({ ...document, background: event.target.value || undefined })} />
         </label>
       </section>
       <div className="canvas-column">
@@ -124,7 +133,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
       {current && (
         <ComponentForm
           component={current}
-          properties={(template.properties ?? []).filter((property) => property.componentId === current.id)}
+          properties={template.properties.filter((property) => property.componentId === current.id)}
           animated={template.editor === 'canvas-html'}
           choices={choices}
           onChange={(change) => update(current.id, change)}

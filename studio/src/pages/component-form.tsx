@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ComponentAnimation } from '../../../domain/templates/components/component-document';
 import { describeUpload, unlistedFamily, type FontFamilies } from '../assets';
-import { formatValue, parseValue } from '../component-values';
+import { formatValue, parseValue, valueOf } from '../component-values';
 import type { Component, Property, Upload } from '../types';
 import { AnimationFields } from './animation-fields';
 import { UploadThumbnail } from './upload-thumbnail';
@@ -148,9 +148,9 @@ export const ComponentForm = ({
       <PropertyField
         key={property.key}
         property={property}
-        value={component[property.property ?? ''] ?? fallback(property)}
+        value={valueOf(component, property.property) ?? fallback(property)}
         choices={choices}
-        onChange={(value) => onChange({ [property.property ?? '']: value })}
+        onChange={(value) => onChange({ [property.property]: value })}
       />
     ))}
     {animated && <AnimationFields value={component.animation as ComponentAnimation | undefined} onChange={(animation) => onChange({ animation })} />}

@@ -19,20 +19,20 @@ export const HtmlEditor = ({ template, refresh }: { template: Template; refresh:
   const path = `/api/v2/my-templates/${encodeURIComponent(template.identifier)}/html-editor`;
   const [content, setContent] = useState<{ html: string; css: string } | null>(null);
   const [sample, setSample] = useState<Record<string, string>>({});
-  const [fields, setFields] = useState<readonly string[]>(() => (template.properties ?? []).map((property) => property.key));
+  const [fields, setFields] = useState<readonly string[]>(() => template.properties.map((property) => property.key));
   const saver = useSerialSave<{ html: string; css: string; sampleData: Record<string, string> }>(async (body) => {
     await api.json('PUT', path, body);
     const fresh = await refresh();
-    setFields((fresh.properties ?? []).map((property) => property.key));
+    setFields(fresh.properties.map((property) => property.key));
   });
 
   useEffect(() => {
     const controller = new AbortController();
     void api.json<TemplateContent>('GET', path, undefined, controller.signal).then((loaded) => {
-      const stored = Object.fromEntries(Object.entries(loaded.sampleData ?? {}).map(([field, value]) => [field, asText(value)]));
-      saver.markSaved({ html: loaded.html, css: loaded.css ?? '', sampleData: stored });
+      const stored = Object.fromEntries(Object.entries(loaded.sampleData).map(([field, value]) => [field, asText(value)]));
+      saver.markSaved({ html: loaded.html, css: loaded.css, sampleData: stored });
       setSample(stored);
-      setContent({ html: loaded.html, css: loaded.css ?? '' });
+      setContent({ html: loaded.html, css: loaded.css });
     }, () => setContent({ html: '', css: '' }));
     return () => controller.abort();
   }, [path]);

@@ -1,4 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { isVideoFormat, OUTPUT_FORMATS, type OutputFormat } from '../../../domain/renders/output-formats';
+import { supportsVideo } from '../../../domain/templates/template-settings';
 import { api, ApiError } from '../api-client';
 import { hrefOf, navigate } from '../hash-route';
 import { StatusLine } from '../status-line';
@@ -6,8 +8,7 @@ import { parseTags } from '../tags';
 import type { Editor, Template } from '../types';
 
 const PAGE_SIZE = 10;
-const VIDEO_FORMATS = ['mp4', 'webm', 'gif'];
-const formatsOf = (editor: Editor) => (editor === 'canvas-html' ? ['jpeg', 'png', 'webp', 'pdf', ...VIDEO_FORMATS] : ['jpeg', 'png', 'webp', 'pdf']);
+const formatsOf = (editor: Editor) => OUTPUT_FORMATS.filter((format) => supportsVideo(editor) || !isVideoFormat(format));
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : (error as Error).message);
 
@@ -16,10 +17,10 @@ const CreateTemplateForm = () => {
   const [editor, setEditor] = useState<Editor>('html-editor');
   const [width, setWidth] = useState(1200);
   const [height, setHeight] = useState(630);
-  const [outputFormat, setOutputFormat] = useState('jpeg');
+  const [outputFormat, setOutputFormat] = useState<OutputFormat>('jpeg');
   const [recordDuration, setRecordDuration] = useState(3000);
   const [error, setError] = useState<string | null>(null);
-  const video = VIDEO_FORMATS.includes(outputFormat);
+  const video = isVideoFormat(outputFormat);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -67,7 +68,7 @@ const CreateTemplateForm = () => {
       </label>
       <label>
         Output format
-        <select value={outputFormat} onChange={(event) => setOutputFormat(event.target.value)}>
+        <select value={outputFormat} onChange={(event) => setOutputFormat(event.target.value as OutputFormat)}>
           {formatsOf(editor).map((format) => (
             <option key={format}>{format}</option>
           ))}

@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
+import { OUTPUT_FORMAT_TABLE, OUTPUT_FORMATS } from '../../../domain/renders/output-formats';
 import { api, ApiError } from '../api-client';
 import { sameOriginLink } from '../file-links';
 import { StatusLine } from '../status-line';
 import type { RenderAccepted, ResultDetail, Template } from '../types';
 
 const POLL_MS = 700;
-const VIDEO_FORMATS = ['mp4', 'webm'];
+/** A <video> element plays video/* files; an animated GIF template is previewed as mp4. */
+const playable = (format: string) => OUTPUT_FORMATS.some((known) => known === format && OUTPUT_FORMAT_TABLE[known].contentType.startsWith('video/'));
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : (error as Error).message);
 
@@ -14,7 +16,7 @@ const describe = (error: unknown) => (error instanceof ApiError ? error.describe
  * it is done), showing the frames captured so far, and plays it when it is there.
  */
 export const VideoPreview = ({ template, beforeRender }: { template: Template; beforeRender: () => Promise<void> }) => {
-  const format = VIDEO_FORMATS.includes(template.outputFormat) ? template.outputFormat : 'mp4';
+  const format = playable(template.outputFormat) ? template.outputFormat : 'mp4';
   const [result, setResult] = useState<ResultDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [running, setRunning] = useState(false);

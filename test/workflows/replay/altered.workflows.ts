@@ -72,7 +72,7 @@ const produceFile = async ({ requestId, webhook }: RenderWorkflowInput, produce:
   }
   const position = await bookkeeping.recordCompletion({ requestId, file: file as never });
   if (webhook) await deliverOutcome(requestId);
-  return { status: 'done', position };
+  return { status: 'done', file: file as never, position };
 };
 
 const produceVideo = async (requestId: string): Promise<unknown> => {

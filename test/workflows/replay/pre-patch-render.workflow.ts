@@ -1,7 +1,8 @@
 /*
  * workflows/render.workflow.ts as it was at 07b8217, the parent of ae0fb3b, which added the
  * 'webhook-on-failure' patch: a failed request does not tell its webhook. Only the import paths
- * differ. scripts/record-workflow-histories.ts runs it, under its production workflow types, to
+ * differ, and the outcome carries the file as RenderOutcome now requires (a return value is no
+ * command: the histories it records are the same). scripts/record-workflow-histories.ts runs it, under its production workflow types, to
  * record the histories of workflows started before the patch. Do not bring it up to date: it is
  * the old code on purpose.
  */
@@ -90,7 +91,7 @@ export async function produceFile(
   const position = await bookkeeping.recordCompletion({ requestId, file });
 
   if (webhook) await deliverOutcome(requestId);
-  return { status: 'done', position };
+  return { status: 'done', file, position };
 }
 
 /**
