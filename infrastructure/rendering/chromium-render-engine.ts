@@ -70,9 +70,13 @@ const nameUntitled = (title: string) => `if (!document.title.trim()) document.ti
  * the document's, and would otherwise be its internal address.
  */
 const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocument, settings: RenderSettings): Promise<RenderedFile> => {
-  await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs);
+  // Only the template's own scripts are watched: laying out a long document for print is the
+  // service's work, bounded by the page limit and the deadline, and may rightly keep the page busy.
+  await failFastWhenStuck(cdp, async () => {
+    await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs);
+    await pause(document.waitTime);
+  });
   if (document.title) await cdp.send('Runtime.evaluate', { expression: nameUntitled(document.title) });
-  await pause(document.waitTime);
   const content = await printPdf(page, cdp, {
     width: `${document.width}px`,
     height: `${document.height}px`,
@@ -86,20 +90,23 @@ const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocume
 const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, settings: RenderSettings): Promise<RenderedFile> => {
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
   if (options.format === 'pdf' && document.paged) return printDocument(page, cdp, document, settings);
-  await loadTemplateInFrame(page, cdp, document.html, settings.loadTimeoutMs);
-  await pause(document.waitTime);
-  if (options.format === 'pdf') {
-    // A design is one page of exactly its size.
-    const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));
-    return { content, contentType: outputContentType('pdf'), width: document.width, height: document.height };
-  }
-  return captureImage(cdp, document, options.format, options);
+  // A design is drawn once, quickly: its scripts are watched from loading to the capture.
+  return failFastWhenStuck(cdp, async () => {
+    await loadTemplateInFrame(page, cdp, document.html, settings.loadTimeoutMs);
+    await pause(document.waitTime);
+    if (options.format === 'pdf') {
+      // A design is one page of exactly its size.
+      const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));
+      return { content, contentType: outputContentType('pdf'), width: document.width, height: document.height };
+    }
+    return captureImage(cdp, document, options.format, options);
+  });
 };
 
 /** Template renders on the pool's warm pages, each bounded by a deadline the pool enforces. */
 export const createChromiumRenderEngine = ({ pool, ...settings }: ChromiumRenderEngineOptions): RenderEngine => ({
   async render(document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> {
-    const rendered = await pool.withPage((page, cdp) => failFastWhenStuck(cdp, () => renderOn(page, cdp, document, options, settings)), {
+    const rendered = await pool.withPage((page, cdp) => renderOn(page, cdp, document, options, settings), {
       tenant: options.tenant,
       deadlineMs: settings.loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime + settings.captureTimeoutMs,
     });

@@ -48,6 +48,18 @@ const invoiceHtml = () => {
 };
 
 /** Every element a forced page break: far more pages than any limit, made by a script after the markup loaded. */
+/** The same 60,000 forced breaks, added 2,000 at a time with a pause between, as a page that yields. */
+const PATIENT_PAGE_BOMB = `<script>
+let added = 0;
+const addSome = () => {
+  const pages = document.createDocumentFragment();
+  for (let i = 0; i < 2000; i++, added++) { const page = document.createElement('div'); page.style.breakAfter = 'page'; page.textContent = 'page ' + added; pages.append(page); }
+  document.body.append(pages);
+  if (added < 60000) setTimeout(addSome, 0);
+};
+addSome();
+</script>`;
+
 const PAGE_BOMB = `<script>
 const pages = document.createDocumentFragment();
 for (let i = 0; i < 60000; i++) { const page = document.createElement('div'); page.style.breakAfter = 'page'; page.textContent = 'page ' + i; pages.append(page); }
@@ -173,10 +185,22 @@ describe('html-editor templates rendered as PDF are documents', () => {
     expect((await fonts(file)).filter((font) => !font.embedded)).toEqual([]);
   });
 
-  it('refuses a page bomb with a 400 naming the limit, refunds it, and renders the next document', async () => {
+  it('refuses a page bomb that never pauses as a page kept busy, refunds it, and renders the next document', async () => {
     const bombId = await createHtmlTemplate('Page bomb', `<p>start</p>${PAGE_BOMB}`, '');
     const before = await creditsUsed();
     const refused = await render({ template: bombId, outputFormat: 'pdf', cache: false });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ msg: expect.stringContaining('busy without a pause'), status: 400, errors: [expect.any(String)] });
+    await expect.poll(creditsUsed, { timeout: 10_000 }).toBe(before);
+
+    const { file } = await renderPdf({ template: invoiceId });
+    expect(Number((await pdfinfo(file)).Pages)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('refuses a page bomb built in pieces with a 400 naming the page limit, refunds it, and renders the next document', async () => {
+    const bombId = await createHtmlTemplate('Patient page bomb', `<p>start</p>${PATIENT_PAGE_BOMB}`, '');
+    const before = await creditsUsed();
+    const refused = await render({ template: bombId, outputFormat: 'pdf', cache: false, waitTime: 3000 });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ msg: expect.stringContaining(`more than ${MAX_PAGES} pages`), status: 400, errors: [expect.stringContaining(String(MAX_PAGES))] });
     await expect.poll(creditsUsed, { timeout: 10_000 }).toBe(before);
