@@ -1,5 +1,5 @@
 import { validationError } from '../../domain/shared/errors.js';
-import type { RenderInput } from './render-service.js';
+import type { RenderInput } from './request-render/render-input.js';
 
 /**
  * The deprecated POST /api/v1/render, as a v2 render: its three ways of naming template values

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler, type Response } from 'express';
-import type { RenderAnswer } from '../../application/renders/render-service.js';
+import type { RenderAnswer } from '../../application/renders/request-render/render-input.js';
 import { validationError } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
 import { parseInput } from '../http/parse-input.js';

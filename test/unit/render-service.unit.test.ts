@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RenderInput } from '../../application/renders/render-service.js';
+import type { RenderInput } from '../../application/renders/request-render/render-input.js';
 import type { RenderRequested } from '../../domain/renders/render-events.js';
 import { DomainError, UnavailableError } from '../../domain/shared/errors.js';
 import { AccountRow, ResultRow } from '../../infrastructure/read-models/entities.js';

@@ -1,7 +1,7 @@
 import { text } from 'node:stream/consumers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
-import type { RenderInput } from '../../application/renders/render-service.js';
+import type { RenderInput } from '../../application/renders/request-render/render-input.js';
 import { createResultService } from '../../application/results/result-service.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { AccountRow } from '../../infrastructure/read-models/entities.js';

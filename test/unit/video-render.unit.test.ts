@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldResultView } from '../../application/results/result-view.js';
 import { toResultDetail } from '../../application/results/result-dto.js';
-import { videoTiming } from '../../application/renders/video-spec.js';
+import { videoTiming } from '../../application/renders/request-render/video-timing.js';
 import { renderCost } from '../../domain/renders/pricing.js';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import type { RenderEvent, RenderProgressed } from '../../domain/renders/render-events.js';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookResponse } from '../../application/ports/webhook-sender.js';
-import type { RenderInput } from '../../application/renders/render-service.js';
+import type { RenderInput } from '../../application/renders/request-render/render-input.js';
 import { createResultService } from '../../application/results/result-service.js';
 import { createWebhookDelivery, WebhookAttemptFailed } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
 import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets.js';

@@ -1,4 +1,4 @@
-import { validationError } from '../../domain/shared/errors.js';
+import { validationError } from '../../../domain/shared/errors.js';
 import {
   assertFormatFitsEditor,
   DEFAULT_FPS,
@@ -6,8 +6,8 @@ import {
   RECORD_DURATION,
   type Fps,
   type VideoFormat,
-} from '../../domain/templates/template-settings.js';
-import type { TemplateView } from '../ports/read-models.js';
+} from '../../../domain/templates/template-settings.js';
+import type { TemplateView } from '../../ports/read-models.js';
 
 /**
  * Duration and frame rate of a video render: the request's when given, else the template's

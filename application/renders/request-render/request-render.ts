@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { cacheMaterial } from '../../../domain/renders/cache-key.js';
+import { isAsynchronousFormat } from '../../../domain/renders/output-formats.js';
+import { renderCost } from '../../../domain/renders/pricing.js';
+import type { RenderRequested } from '../../../domain/renders/render-events.js';
+import { validationError } from '../../../domain/shared/errors.js';
+import { assertJsonFieldSizes } from '../../../domain/shared/json-size.js';
+import type { FileStorage, ResultLinks } from '../../ports/file-storage.js';
+import type { UrlGuard } from '../../ports/page-capture.js';
+import type { AccountReadModel, ProjectionProgress, ResultReadModel, TemplateReadModel } from '../../ports/read-models.js';
+import type { RenderOrchestrator } from '../../ports/render-orchestrator.js';
+import type { CommandDeps } from '../../shared/command-handler.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { requireScope } from '../../shared/scopes.js';
+import { assertWebhookUrlAllowed } from '../../webhooks/webhook-url.js';
+import { hitRequest } from '../hit-data.js';
+import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from '../render-admission.js';
+import { resultHref } from '../result-href.js';
+import { recordCachedRender } from './record-cached-render.js';
+import { recordRenderRequest } from './record-render-request.js';
+import type { RenderAnswer, RenderInput } from './render-input.js';
+import { buildSpec } from './render-spec.js';
+
+export interface RequestRenderDeps extends CommandDeps {
+  readonly templates: TemplateReadModel;
+  readonly results: ResultReadModel;
+  readonly accounts: AccountReadModel;
+  readonly orchestrator: RenderOrchestrator;
+  readonly progress: ProjectionProgress;
+  readonly links: ResultLinks;
+  readonly storage: FileStorage;
+  /** Refuses a webhookUrl on a private, loopback or link-local address before anything is written or charged. */
+  readonly urls: UrlGuard;
+  /** How long a synchronous render may take before the caller gets a 503 (the render goes on). */
+  readonly syncTimeoutMs: number;
+  /** Synchronous renders waiting at once; one more is refused with 503 instead of queueing without bound. */
+  readonly maxPendingSyncRenders: number;
+}
+
+/**
+ * Requesting a render (POST /api/v2/render, v1 and GET /img too): validate, pin the spec, answer from
+ * the render cache when an identical render exists, else check credits and room, record the request
+ * and start its workflow; a synchronous render is answered with its file, the rest at once.
+ */
+export const createRequestRender = (deps: RequestRenderDeps) => {
+  const waitingRoom = createWaitingRoom(deps.maxPendingSyncRenders);
+
+  /** A cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
+  const answerFromCache = async (context: RequestContext, requested: RenderRequested['data']): Promise<RenderAnswer | null> => {
+    if (!requested.cacheKey) return null;
+    const hit = await deps.results.findCached(context.caller.orgId, requested.cacheKey);
+    if (!hit) return null;
+    const request = hitRequest(requested, hit.dataFrom);
+    const file = {
+      storageKey: hit.storageKey,
+      fileName: request.spec.fileName,
+      contentType: hit.contentType,
+      bytes: hit.bytes,
+      width: hit.width ?? request.spec.width,
+      height: hit.height ?? request.spec.height,
+    };
+    await recordCachedRender(deps, request, { file, sourceRequestId: hit.requestId }, context);
+    return {
+      requestId: request.requestId,
+      href: resultHref(deps.links, request),
+      cached: true,
+      // A video from the cache is done at once; it is still answered as the asynchronous render it is.
+      ...(isAsynchronousFormat(request.spec.format) ? { status: 'done' as const } : {}),
+      storageKey: hit.storageKey,
+      contentType: hit.contentType,
+    };
+  };
+
+  return async (context: RequestContext, input: RenderInput): Promise<RenderAnswer> => {
+    requireScope(context, 'render');
+    assertJsonFieldSizes({ data: input.data, metadata: input.metadata });
+    await assertWebhookUrlAllowed(deps.urls, input.webhookUrl);
+    const template = await deps.templates.get(context.caller.orgId, input.template);
+    if (!template) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
+
+    const now = deps.clock.now();
+    const requestId = deps.ids.next();
+    const spec = buildSpec(template, input, requestId);
+    const useCache = input.cache !== false;
+    const assetsVersion = useCache ? ((await deps.accounts.getAccount(context.caller.orgId))?.assetsVersion ?? 0) : 0;
+    const cacheKey = useCache ? createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null, assetsVersion)).digest('hex') : null;
+    const requested: RenderRequested['data'] = {
+      requestId,
+      orgId: context.caller.orgId,
+      request: { ...input },
+      spec,
+      cacheKey,
+      credits: renderCost(spec.format, spec.duration, false),
+      batchName: input.batchName ?? null,
+      metadata: input.metadata ?? null,
+      webhookUrl: input.webhookUrl ?? null,
+      requestedAt: now.toISOString(),
+      dataFrom: null,
+    };
+
+    const cached = await answerFromCache(context, requested);
+    if (cached) {
+      // The file exists already, yet the client asked to be told by webhook like for any render.
+      if (requested.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
+      return cached;
+    }
+
+    await assertAccountAdmits(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
+    const asynchronous = isAsynchronousFormat(spec.format);
+    const sync = !input.webhookUrl && !asynchronous;
+    if (sync) waitingRoom.assertRoom();
+
+    await recordRenderRequest(deps, requested, context);
+    const href = resultHref(deps.links, requested);
+    // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
+    if (asynchronous) {
+      await startRecordedRequest(requestId, () => deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }));
+      return { requestId, href, status: 'pending' };
+    }
+    await startRecordedRequest(requestId, () => deps.orchestrator.start({ requestId, webhook: !sync }));
+    if (!sync) return { requestId, href };
+
+    const file = await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
+    return { requestId, href, storageKey: file.storageKey, contentType: file.contentType };
+  };
+};
