@@ -1,11 +1,8 @@
 import { ActivityFailure, log, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { WebhookActivities } from './webhook.activities.js';
+import { BOOKKEEPING } from './activity-options.js';
 
-/** Reading the policy and recording the end are short bookkeeping: local activities, no task-queue round trip. */
-const bookkeeping = proxyLocalActivities<WebhookActivities>({
-  startToCloseTimeout: '15s',
-  retry: { initialInterval: '100ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 20 },
-});
+const bookkeeping = proxyLocalActivities<WebhookActivities>(BOOKKEEPING);
 
 const reasonOf = (error: unknown): string => {
   const cause = error instanceof ActivityFailure ? (error.cause ?? error) : error;

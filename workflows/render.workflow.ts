@@ -4,6 +4,7 @@ import type { StoredFile } from '../domain/renders/render-events.js';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../domain/shared/errors.js';
 import type { RenderActivities } from './render.activities.js';
 import { deliverOutcome } from './deliver-outcome.js';
+import { BOOKKEEPING } from './activity-options.js';
 
 export interface RenderWorkflowInput {
   readonly requestId: string;
@@ -15,11 +16,7 @@ export type RenderWorkflowResult = RenderOutcome;
 /** How a failed production is classified; being refused for lack of room is told apart by the failure itself. */
 type RenderFailureCode = Exclude<Extract<RenderOutcome, { status: 'failed' }>['code'], 'unavailable'>;
 
-/** Short bookkeeping steps run as local activities: no task-queue round trip on the hot path. */
-const bookkeeping = proxyLocalActivities<RenderActivities>({
-  startToCloseTimeout: '15s',
-  retry: { initialInterval: '100ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 20 },
-});
+const bookkeeping = proxyLocalActivities<RenderActivities>(BOOKKEEPING);
 
 const rendering = proxyActivities<RenderActivities>({
   startToCloseTimeout: '2m',

@@ -2,6 +2,7 @@ import { CancellationScope, patched, proxyActivities, proxyLocalActivities, work
 import type { StoredFile } from '../domain/renders/render-events.js';
 import { produceFile, type RenderWorkflowInput, type RenderWorkflowResult } from './render.workflow.js';
 import type { VideoRenderActivities } from './video-render.activities.js';
+import { BOOKKEEPING } from './activity-options.js';
 
 /** The task queue of video work: each worker takes only as many videos or segments as its cores can capture. */
 export const videoTaskQueueOf = (taskQueue: string) => `${taskQueue}-video`;
@@ -20,10 +21,7 @@ const videoWork = {
 /** Videos accepted before segments existed run as they started, on the main queue. */
 const producingOnMainQueue = proxyActivities<VideoRenderActivities>(videoWork);
 
-const bookkeeping = proxyLocalActivities<VideoRenderActivities>({
-  startToCloseTimeout: '15s',
-  retry: { initialInterval: '100ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 20 },
-});
+const bookkeeping = proxyLocalActivities<VideoRenderActivities>(BOOKKEEPING);
 
 /**
  * A long video's segments render at once on whichever workers are free, each its own activity
