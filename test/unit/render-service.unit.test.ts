@@ -267,6 +267,26 @@ describe('render service: how the render ended', () => {
     await expectDomainError(render(), code);
   });
 
+  it('refuses the repeat of a render that failed as the request\'s fault at once, recording and charging nothing; other data still renders', async () => {
+    world.engine.failWith(new DomainError('validation', "The template's scripts kept the page busy without a pause for 3 s"));
+    const service = renderService();
+    const input = { template: templateId, data: { title: 'Hostile' }, cache: false };
+    await expectDomainError(service.render(contextOf(), input), 'validation');
+    const eventsAfterFirst = (await world.log()).length;
+    const creditsAfterFirst = account()?.creditsUsed;
+    orchestrator.started.length = 0;
+
+    const repeat = await expectDomainError(service.render(contextOf(), input), 'validation');
+
+    expect(repeat.message).toBe("Render failed: The template's scripts kept the page busy without a pause for 3 s");
+    expect(repeat.details[0]).toMatch(/failed moments ago/);
+    await expectNothingAccepted(eventsAfterFirst);
+    expect(account()?.creditsUsed).toBe(creditsAfterFirst);
+
+    world.engine.failWith(null);
+    await expect(service.render(contextOf(), { ...input, data: { title: 'Fine' } })).resolves.toMatchObject({ requestId: expect.any(String) });
+  });
+
   it('answers 503 when the render cannot be started, having recorded the request but charged nothing', async () => {
     orchestrator.refuseStarts(new Error('connection refused'));
 

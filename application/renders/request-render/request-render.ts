@@ -3,7 +3,7 @@ import { cacheMaterial } from '../../../domain/renders/cache-key.js';
 import { isAsynchronousFormat } from '../../../domain/renders/output-formats.js';
 import { renderCost } from '../../../domain/renders/pricing.js';
 import type { RenderRequested } from '../../../domain/renders/render-events.js';
-import { validationError } from '../../../domain/shared/errors.js';
+import { DomainError, validationError } from '../../../domain/shared/errors.js';
 import { assertJsonFieldSizes } from '../../../domain/shared/json-size.js';
 import type { FileStorage, ResultLinks } from '../../ports/file-storage.js';
 import type { UrlGuard } from '../../ports/page-capture.js';
@@ -19,6 +19,7 @@ import { resultHref } from '../result-href.js';
 import { recordCachedRender } from './record-cached-render.js';
 import { recordRenderRequest } from './record-render-request.js';
 import type { RenderAnswer, RenderInput } from './render-input.js';
+import { createKnownBadRenders } from './known-bad-renders.js';
 import { buildSpec } from './render-spec.js';
 
 export interface RequestRenderDeps extends CommandDeps {
@@ -44,6 +45,7 @@ export interface RequestRenderDeps extends CommandDeps {
  */
 export const createRequestRender = (deps: RequestRenderDeps) => {
   const waitingRoom = createWaitingRoom(deps.maxPendingSyncRenders);
+  const knownBadRenders = createKnownBadRenders({ clock: deps.clock });
 
   /** A cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
   const answerFromCache = async (context: RequestContext, requested: RenderRequested['data']): Promise<RenderAnswer | null> => {
@@ -82,8 +84,14 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     const requestId = deps.ids.next();
     const spec = buildSpec(template, input, requestId);
     const useCache = input.cache !== false;
-    const assetsVersion = useCache ? ((await deps.accounts.getAccount(context.caller.orgId))?.assetsVersion ?? 0) : 0;
-    const cacheKey = useCache ? createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null, assetsVersion)).digest('hex') : null;
+    const assetsVersion = (await deps.accounts.getAccount(context.caller.orgId))?.assetsVersion ?? 0;
+    // What makes two renders the same file; the cache keys on it, and so does the record of hostile ones (cache or not).
+    const sameRenderKey = createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null, assetsVersion)).digest('hex');
+    const knownBad = knownBadRenders.reasonFor(sameRenderKey);
+    if (knownBad !== undefined) {
+      throw validationError(`Render failed: ${knownBad}`, [`${knownBad} (the same render failed moments ago; change the template or its data, or wait)`]);
+    }
+    const cacheKey = useCache ? sameRenderKey : null;
     const requested: RenderRequested['data'] = {
       requestId,
       orgId: context.caller.orgId,
@@ -120,7 +128,13 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     await startRecordedRequest(requestId, () => deps.orchestrator.start({ requestId, webhook: !sync }));
     if (!sync) return { requestId, href };
 
-    const file = await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
-    return { requestId, href, storageKey: file.storageKey, contentType: file.contentType };
+    try {
+      const file = await waitingRoom.wait(() => awaitOutcome(deps, requestId, deps.syncTimeoutMs));
+      return { requestId, href, storageKey: file.storageKey, contentType: file.contentType };
+    } catch (error) {
+      // The request's fault, found by rendering it: the same render would fail again.
+      if (error instanceof DomainError && error.code === 'validation') knownBadRenders.remember(sameRenderKey, error.details[0] ?? error.message);
+      throw error;
+    }
   };
 };
