@@ -165,7 +165,7 @@ describe('a video render worker killed in the middle of a video', () => {
     expect(first.child.signalCode).toBe('SIGKILL');
 
     const second = await startWorker({ VIDEO_SEGMENT_SECONDS: '0' });
-    expect(await outcomeOf(requestId, second)).toEqual({ status: 'done', position: expect.any(Number) });
+    expect(await outcomeOf(requestId, second)).toEqual({ status: 'done', file: expect.objectContaining({ storageKey: expect.any(String), contentType: expect.any(String) }), position: expect.any(Number) });
     // The killed attempt never finished: only the second one did.
     expect(await produceAttempts(requestId)).toEqual([2]);
 

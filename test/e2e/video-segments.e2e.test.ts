@@ -114,7 +114,7 @@ const renderVideo = async (workers: readonly WorkerProcess[]) => {
   const accepted = await call('POST', '/api/v2/render', { template: templateId, outputFormat: 'mp4', cache: false });
   expect(accepted.status).toBe(202);
   const requestId: string = accepted.body.requestId;
-  expect(await outcomeOf(requestId, workers)).toEqual({ status: 'done', position: expect.any(Number) });
+  expect(await outcomeOf(requestId, workers)).toEqual({ status: 'done', file: expect.objectContaining({ storageKey: expect.any(String), contentType: expect.any(String) }), position: expect.any(Number) });
   return { requestId, href: accepted.body.href as string };
 };
 
@@ -233,7 +233,7 @@ describe('a long video split into segments across worker processes', () => {
     await doomed.exited;
     expect(doomed.child.signalCode).toBe('SIGKILL');
 
-    expect(await outcomeOf(requestId, [survivor])).toEqual({ status: 'done', position: expect.any(Number) });
+    expect(await outcomeOf(requestId, [survivor])).toEqual({ status: 'done', file: expect.objectContaining({ storageKey: expect.any(String), contentType: expect.any(String) }), position: expect.any(Number) });
     const segments = (await activityRuns(requestId)).filter((run) => run.name === 'produceVideoSegment');
     expect(segments).toHaveLength(5);
     expect(segments.every((run) => run.completed)).toBe(true);

@@ -136,7 +136,7 @@ describe('a webhook receiver down across a worker restart', () => {
 
     // The new worker ran the attempt that delivered it, and the render's workflow then finished.
     const handle = new Client({ connection: temporal }).workflow.getHandle(requestId);
-    expect(await handle.result()).toEqual({ status: 'done', position: expect.any(Number) });
+    expect(await handle.result()).toEqual({ status: 'done', file: expect.objectContaining({ storageKey: expect.any(String), contentType: expect.any(String) }), position: expect.any(Number) });
     const history = (await handle.fetchHistory()).events ?? [];
     const scheduled = history.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook');
     const started = history.find((event) => String(event.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId));

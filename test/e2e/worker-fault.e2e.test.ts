@@ -172,7 +172,7 @@ describe('a render worker killed in the middle of a render', () => {
         timer = setTimeout(() => reject(new Error(`the render did not complete within ${COMPLETION_TIMEOUT_MS} ms of the restart:\n${second.output()}`)), COMPLETION_TIMEOUT_MS);
       }),
     ]).finally(() => clearTimeout(timer));
-    expect(outcome).toEqual({ status: 'done', position: expect.any(Number) });
+    expect(outcome).toEqual({ status: 'done', file: expect.objectContaining({ storageKey: expect.any(String), contentType: expect.any(String) }), position: expect.any(Number) });
 
     // The killed attempt never finished: the history holds only the second one, which did.
     const events = (await handle.fetchHistory()).events ?? [];
