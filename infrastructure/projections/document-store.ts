@@ -9,12 +9,12 @@ import type { Projection } from './projection.js';
  * Runs a document projection on the read-model tables through MikroORM: a batch's rows are read
  * with one query per table, folded in memory, and written back with one statement per table, all
  * inside the caller's transaction (the runner's, beside its checkpoint; the rebuild's, on the
- * fresh tables of its schema).
+ * fresh tables of its schema, for what was appended after its bulk load).
  */
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-const tableOf = (em: EntityManager, entity: EntityName<object>) => {
+export const tableOf = (em: EntityManager, entity: EntityName<object>) => {
   const meta = em.getMetadata().get(entity);
   const [primaryKey] = meta.primaryKeys;
   if (primaryKey === undefined) throw new Error(`read model ${meta.className} has no primary key`);
@@ -25,7 +25,7 @@ const tableOf = (em: EntityManager, entity: EntityName<object>) => {
   return { primaryKey, columns, name, keyColumn };
 };
 
-const ormSource = (em: EntityManager): DocumentSource => {
+export const ormSource = (em: EntityManager): DocumentSource => {
   const select = async (entity: EntityName<object>, where: object) => {
     const { primaryKey } = tableOf(em, entity);
     // Hydrated (bigints as numbers, dates as Dates) but not managed: folds return new rows, which are written below.
@@ -59,74 +59,11 @@ const write = async (em: EntityManager, changes: readonly TableChanges[]) => {
   }
 };
 
-/** Rows a rebuild keeps between batches; past this it forgets them and reads them again as needed. */
-const MAX_KEPT_ROWS = 200_000;
-
-/**
- * A rebuild's source: it is the only writer of its fresh tables, so the rows it wrote are as it
- * remembers them, and a key it never wrote has no row. Most events touch rows a recent batch
- * wrote, so most batches read nothing.
- */
-const rebuildMemory = () => {
-  const kept = new Map<EntityName<object>, Map<string, object>>();
-  const written = new Map<EntityName<object>, Set<string>>();
-  const of = <V>(map: Map<EntityName<object>, V>, entity: EntityName<object>, empty: () => V): V => {
-    const found = map.get(entity) ?? empty();
-    map.set(entity, found);
-    return found;
-  };
-  return {
-    source: (inner: DocumentSource): DocumentSource => ({
-      async load(entity, ids) {
-        const rows = of(kept, entity, () => new Map<string, object>());
-        const stored = of(written, entity, () => new Set<string>());
-        const found = new Map<string, object>();
-        const unknown: string[] = [];
-        for (const id of ids) {
-          const row = rows.get(id);
-          if (row) found.set(id, row);
-          else if (stored.has(id)) unknown.push(id);
-        }
-        if (unknown.length > 0) for (const [id, row] of await inner.load(entity, unknown)) found.set(id, row);
-        return found;
-      },
-      find: (entity, wheres) => inner.find(entity, wheres),
-    }),
-    remember(changes: readonly TableChanges[]) {
-      let size = 0;
-      for (const { entity, upserts, deletes } of changes) {
-        const rows = of(kept, entity, () => new Map<string, object>());
-        const stored = of(written, entity, () => new Set<string>());
-        for (const [id, row] of upserts) {
-          rows.set(id, row);
-          stored.add(id);
-        }
-        for (const id of deletes) {
-          rows.delete(id);
-          stored.delete(id);
-        }
-      }
-      for (const rows of kept.values()) size += rows.size;
-      if (size > MAX_KEPT_ROWS) kept.clear();
-    },
-  };
-};
-
 export const documentStore = <E extends DomainEvent>(projection: DocumentProjection<E>): Projection => ({
   name: projection.name,
   handles: (event) => concerns(projection, event),
   async apply(em, events) {
     await write(em, await foldBatch(projection, events, ormSource(em)));
   },
-  forFreshTables() {
-    const memory = rebuildMemory();
-    return {
-      name: projection.name,
-      async apply(em, events) {
-        const changes = await foldBatch(projection, events, memory.source(ormSource(em)));
-        await write(em, changes);
-        memory.remember(changes);
-      },
-    };
-  },
+  document: projection,
 });

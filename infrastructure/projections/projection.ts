@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RecordedEvent } from '../../domain/shared/events.js';
+import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
+import type { DocumentProjection } from './document-projection.js';
 
 /**
  * What a projection runner runs: a batch of events applied inside the runner's transaction, beside
@@ -16,8 +17,8 @@ export interface Projection {
   handles?(event: RecordedEvent): boolean;
   apply(em: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
   /**
-   * This projection for one rebuild into fresh tables, where it is their only writer and may keep
-   * what it wrote in memory instead of reading it back; without it, the rebuild runs `apply`.
+   * The pure folds `apply` runs, when it has them: a rebuild then folds the whole log in memory
+   * and writes each table once, instead of applying batch after batch to the tables.
    */
-  forFreshTables?(): Projection;
+  readonly document?: DocumentProjection<DomainEvent>;
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { EventStore } from '../../application/ports/event-store.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
+import { bulkLoad } from './bulk-load.js';
 import type { Projection } from './projection.js';
 import { allProjections } from './projection-set.js';
 import { compareTables, createShadowTables, dropSchema, moveTables, quoteIdentifier, type TableDifference } from './rebuild-schema.js';
@@ -13,6 +14,11 @@ import { compareTables, createShadowTables, dropSchema, moveTables, quoteIdentif
  * Rebuilds every read model from position 0 into fresh tables beside the live ones, then either
  * compares them with the live tables (verify) or swaps them in (swap), with the live service
  * serving reads and following the log throughout.
+ *
+ * The fresh tables are first loaded in bulk (bulk-load.ts): the log is folded in memory by the
+ * projections' own pure folds and the rows are copied in once events are done with them, with no
+ * transaction, upsert or index upkeep per batch. What is appended after that is applied batch by
+ * batch, as the live runners apply it.
  *
  * The swap cannot make a live projection runner apply an event twice or skip one. A runner applies
  * a batch in one transaction that starts by locking its checkpoint row. The swap holds an
@@ -30,8 +36,10 @@ export interface RebuildOptions {
   readonly eventStore: EventStore;
   readonly logger: Logger;
   readonly projections?: readonly Projection[];
-  /** Events applied per transaction. */
+  /** Events read (and applied, after the bulk load) per batch. */
   readonly batchSize?: number;
+  /** Rows a bulk load holds in memory are written out once no event changed them in this many events (up to twice as many). */
+  readonly holdRowsFor?: number;
   /** Called after each batch with the position reached and the head the rebuild aims for; awaited before the next batch. */
   readonly onProgress?: (position: number, head: number) => void | Promise<void>;
   /** How long a verify waits for the live projections to reach the rebuild (they must be running somewhere). */
@@ -52,6 +60,8 @@ export interface RebuildVerifyReport extends RebuildReport {
 
 const CHECKPOINTS = 'projection_checkpoints';
 const DEFAULT_BATCH = 5_000;
+/** A render's events come within a few hundred events of one another: its rows are written soon after it is done. */
+const DEFAULT_HOLD_ROWS_FOR = 50_000;
 /** A swap that cannot get its locks in this long gives up instead of stalling readers behind it. */
 const SWAP_LOCK_TIMEOUT = '10s';
 
@@ -59,15 +69,19 @@ const SWAP_LOCK_TIMEOUT = '10s';
 export const readModelTables = (orm: MikroORM): string[] =>
   [...new Set([...orm.getMetadata().getAll().values()].map((meta) => meta.tableName))].sort();
 
-/** Fresh tables in a schema of their own, and the projections writing them. */
-interface Shadow {
-  readonly shadow: string;
-  readonly writers: readonly Projection[];
-}
-
 const uniqueName = (prefix: string) => `${prefix}_${Date.now()}_${randomBytes(3).toString('hex')}`;
 
-export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projections = allProjections, batchSize = DEFAULT_BATCH, onProgress, liveWaitMs = 30_000 }: RebuildOptions) => {
+export const createRebuilder = ({
+  orm,
+  databaseUrl,
+  eventStore,
+  logger,
+  projections = allProjections,
+  batchSize = DEFAULT_BATCH,
+  holdRowsFor = DEFAULT_HOLD_ROWS_FOR,
+  onProgress,
+  liveWaitMs = 30_000,
+}: RebuildOptions) => {
   const tables = readModelTables(orm);
   const names = projections.map((projection) => projection.name);
 
@@ -87,8 +101,8 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     );
   };
 
-  /** Projects the log after `after` up to `upTo` (the head when null) into `schema`; the next page is read while one is written. */
-  const projectInto = async ({ shadow: schema, writers }: Shadow, after: number, upTo: number | null) => {
+  /** Hands `step` the log after `after` up to `upTo` (the head when null), page by page; the next page is read while `step` works. */
+  const readLog = async (after: number, upTo: number | null, step: (events: readonly RecordedEvent[], position: number) => Promise<void>) => {
     const head = upTo ?? (await eventStore.headPosition()) ?? -1;
     let position = after;
     let events = 0;
@@ -101,7 +115,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
       if (!last) break;
       const more = batch.length === page.length && page.length === batchSize;
       if (more) next = read(last.position);
-      await applyBatch(schema, writers, batch, last.position);
+      await step(batch, last.position);
       position = last.position;
       events += batch.length;
       await onProgress?.(position, Math.max(head, position));
@@ -109,6 +123,10 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     }
     return { position, events };
   };
+
+  /** Applies the log after `after` up to `upTo` (the head when null) to the tables of `schema`, batch by batch. */
+  const projectInto = (schema: string, after: number, upTo: number | null) =>
+    readLog(after, upTo, (events, position) => applyBatch(schema, projections, events, position));
 
   /** The connection that holds the locks and changes the schema; batches go through MikroORM's pool. */
   const withClient = async <T>(work: (control: pg.Client) => Promise<T>): Promise<T> => {
@@ -122,15 +140,23 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
   };
 
   /** A fresh schema with every read model rebuilt up to (about) the head of the log. */
-  const build = async (control: pg.Client): Promise<Shadow & { position: number; events: number }> => {
+  const build = async (control: pg.Client): Promise<{ shadow: string; position: number; events: number }> => {
     const shadow = uniqueName('rebuild');
     await createShadowTables(control, shadow, tables);
-    const target = { shadow, writers: projections.map((projection) => projection.forFreshTables?.() ?? projection) };
     try {
-      const built = await projectInto(target, -1, null);
+      const built = await bulkLoad({
+        orm,
+        control,
+        schema: shadow,
+        tables,
+        projections,
+        holdRowsFor,
+        readLog: (step) => readLog(-1, null, step),
+        applyBatch: (writers, events, position) => applyBatch(shadow, writers, events, position),
+      });
       // Catch up with what was appended meanwhile, so the final step under a lock is short.
-      const caughtUp = await projectInto(target, built.position, null);
-      return { ...target, position: caughtUp.position, events: built.events + caughtUp.events };
+      const caughtUp = await projectInto(shadow, built.position, null);
+      return { shadow, position: caughtUp.position, events: built.events + caughtUp.events };
     } catch (error) {
       await dropSchema(control, shadow);
       throw error;
@@ -144,8 +170,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     async swap(): Promise<RebuildReport> {
       const started = performance.now();
       return withClient(async (client) => {
-        const { position: built, events, ...target } = await build(client);
-        const { shadow } = target;
+        const { shadow, position: built, events } = await build(client);
         const retired = uniqueName('retired');
         try {
           await client.query('begin');
@@ -153,7 +178,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
           await client.query(`lock table public.${CHECKPOINTS} in access exclusive mode`);
           // No live runner is inside a batch now, and none can start one until the commit.
           const head = (await eventStore.headPosition()) ?? -1;
-          const last = head > built ? await projectInto(target, built, head) : { position: built, events: 0 };
+          const last = head > built ? await projectInto(shadow, built, head) : { position: built, events: 0 };
           // Projections this rebuild does not know keep their place.
           await client.query(
             `insert into ${quoteIdentifier(shadow)}.${CHECKPOINTS} select * from public.${CHECKPOINTS} where name <> all($1) on conflict do nothing`,
@@ -183,8 +208,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
     async verify(): Promise<RebuildVerifyReport> {
       const started = performance.now();
       return withClient(async (client) => {
-        const { position: built, events, ...target } = await build(client);
-        const { shadow } = target;
+        const { shadow, position: built, events } = await build(client);
         let position = built;
         let applied = events;
         const deadline = Date.now() + liveWaitMs;
@@ -198,7 +222,7 @@ export const createRebuilder = ({ orm, databaseUrl, eventStore, logger, projecti
             const livePosition = Math.min(...positions);
             if (positions.every((value) => value === livePosition) && livePosition >= position) {
               if (livePosition > position) {
-                const caughtUp = await projectInto(target, position, livePosition);
+                const caughtUp = await projectInto(shadow, position, livePosition);
                 position = caughtUp.position;
                 applied += caughtUp.events;
               }

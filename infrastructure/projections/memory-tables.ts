@@ -1,0 +1,208 @@
+import type { EntityName } from '@mikro-orm/core';
+import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
+import type { DocumentFold, DocumentProjection, DocumentSource } from './document-projection.js';
+import { createValueIndex, type ValueIndex } from './value-index.js';
+
+/**
+ * The read models a rebuild folds, held in memory from event to event, so that folding the log
+ * reads nothing back from the database and rows are written in bulk, once each for the most part.
+ *
+ * Rows are held as long as events change them: a row no event changed for a while (a finished
+ * render's result) is handed over to be written (`evict`) and forgotten, so memory holds the rows
+ * of recent events, not the whole read model. Their keys are kept: the rebuild is the only writer
+ * of its fresh tables, so a key neither held nor written has no row, and an event that changes a
+ * written row reads it back from the table first (`stored`), as a live runner would.
+ */
+
+interface Fanout {
+  readonly index: ValueIndex;
+  /** Rows were written out before the index began: those it lacks are looked for in the table. */
+  readonly partial: boolean;
+}
+
+/** Held for a key whose row went: a map lookup then tells "no row" from "not held" at once. */
+const GONE: object = Object.freeze({});
+
+interface Table {
+  readonly entity: EntityName<object>;
+  /** Rows changed or read since the last eviction, by key (GONE for a row that went). */
+  young: Map<string, object>;
+  /** Rows changed or read in the span before, and not since. */
+  old: Map<string, object>;
+  /** Keys held that were read back and not changed since: an eviction need not write them again. */
+  readonly unchanged: Set<string>;
+  /** Keys that have a row in the table. */
+  readonly written: Set<string>;
+  /**
+   * Keys by their rows' values of some columns, for the fan-outs on those columns (by the column
+   * names, sorted and joined): rows held and rows written since the index began.
+   */
+  readonly fanouts: Map<string, Fanout>;
+  /** The values of `fanouts`, kept apart because every change walks them. */
+  readonly indexes: ValueIndex[];
+}
+
+/** Rows to write to one table. */
+export interface TableDrain {
+  readonly entity: EntityName<object>;
+  /** Keys whose row in the table goes first: rewritten or deleted since they were written. */
+  readonly replaced: readonly string[];
+  readonly rows: readonly object[];
+}
+
+export const createMemoryTables = (stored: DocumentSource) => {
+  const tables = new Map<EntityName<object>, Table>();
+  const table = (entity: EntityName<object>): Table => {
+    let found = tables.get(entity);
+    if (!found) {
+      found = { entity, young: new Map(), old: new Map(), unchanged: new Set(), written: new Set(), fanouts: new Map(), indexes: [] };
+      tables.set(entity, found);
+    }
+    return found;
+  };
+
+  /** `previous`: the row `id` had here, if any; a row is put only once `peek` found it (young), or found it had none. */
+  const put = (target: Table, id: string, row: object | null, previous: object | null) => {
+    for (const index of target.indexes) index.move(id, previous, row);
+    target.young.set(id, row ?? GONE);
+  };
+
+  /**
+   * The row of this key: null if it has none, undefined if it was written out and must be read
+   * back first. A row found in the old span is moved to the young one: it is in use again.
+   */
+  const peek = (target: Table, id: string): object | null | undefined => {
+    let row = target.young.get(id);
+    if (row === undefined) {
+      row = target.old.get(id);
+      if (row === undefined) return target.written.has(id) ? undefined : null;
+      target.old.delete(id);
+      target.young.set(id, row);
+    }
+    return row === GONE ? null : row;
+  };
+
+  const readBack = async (target: Table, id: string): Promise<object | null> => {
+    const row = (await stored.load(target.entity, [id])).get(id) ?? null;
+    put(target, id, row, null);
+    target.unchanged.add(id);
+    return row;
+  };
+
+  const fanoutOn = (target: Table, where: object): Fanout => {
+    const columns = Object.keys(where).sort();
+    const name = columns.join(',');
+    let fanout = target.fanouts.get(name);
+    if (!fanout) {
+      const index = createValueIndex(columns);
+      for (const generation of [target.old, target.young]) for (const [id, row] of generation) if (row !== GONE) index.add(row, id);
+      fanout = { index, partial: target.written.size > 0 };
+      target.fanouts.set(name, fanout);
+      target.indexes.push(index);
+    }
+    return fanout;
+  };
+
+  /** Keys of the rows whose columns equal `where`'s, written ones included. */
+  const matching = async (target: Table, where: object): Promise<string[]> => {
+    const { index, partial } = fanoutOn(target, where);
+    const keys = new Set(index.keys(where));
+    if (partial) {
+      for (const [id, row] of await stored.find(target.entity, [where])) {
+        if (peek(target, id) !== undefined) continue;
+        put(target, id, row, null);
+        target.unchanged.add(id);
+        keys.add(id);
+      }
+    }
+    return [...keys];
+  };
+
+  /** The fold `each` applied to the row of `id`, found by `peek` (or read back). */
+  const change = (each: DocumentFold<DomainEvent, object, object>, target: Table, id: string, row: object | null, event: RecordedEvent, related: object | null) => {
+    const next = each.evolve(row, event, related);
+    if (next === row) return;
+    put(target, id, next, row);
+    if (target.unchanged.size > 0) target.unchanged.delete(id);
+  };
+
+  /** What to write of `rows`, which are forgotten; the keys they leave in `written`. */
+  const handOver = (target: Table, rows: Map<string, object>): TableDrain | null => {
+    const { entity, unchanged, written } = target;
+    const replaced: string[] = [];
+    const kept: object[] = [];
+    for (const [id, row] of rows) {
+      if (unchanged.delete(id)) continue;
+      if (written.has(id)) replaced.push(id);
+      if (row === GONE) written.delete(id);
+      else {
+        kept.push(row);
+        written.add(id);
+      }
+    }
+    return replaced.length > 0 || kept.length > 0 ? { entity, replaced, rows: kept } : null;
+  };
+
+  return {
+    /**
+     * Folds events with a document projection's folds in the order foldBatch applies them to a
+     * live runner's batch: event by event, fold by fold, a fold's related row and fan-out read as
+     * the earlier folds left them. foldBatch's preloading has nothing to do here, since the rows
+     * are at hand; only a row written out is read back, on its own. The awaits are only on that
+     * path: an await per row would cost more than the fold itself.
+     */
+    async fold<E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[]): Promise<void> {
+      const folds = (projection as DocumentProjection<DomainEvent>).folds.map((each) => ({
+        each,
+        target: table(each.entity),
+        relation: each.related ? { id: each.related.id, target: table(each.related.entity) } : null,
+      }));
+      for (const event of events) {
+        if (!projection.canHandle(event)) continue;
+        for (const { each, target, relation } of folds) {
+          let related: object | null | undefined = null;
+          const relatedId = relation && relation.id(event);
+          if (relation && relatedId !== null) {
+            related = peek(relation.target, relatedId);
+            if (related === undefined) related = await readBack(relation.target, relatedId);
+          }
+          for (const selector of each.documents(event, related)) {
+            if (typeof selector === 'string') {
+              let row = peek(target, selector);
+              if (row === undefined) row = await readBack(target, selector);
+              change(each, target, selector, row, event, related);
+            } else {
+              for (const id of await matching(target, selector.where)) {
+                let row = peek(target, id);
+                if (row === undefined) row = await readBack(target, id);
+                change(each, target, id, row, event, related);
+              }
+            }
+          }
+        }
+      }
+    },
+
+    /** Hands over the rows no event changed since the last eviction; the others wait for the next. */
+    evict(): TableDrain[] {
+      return [...tables.values()].flatMap((target) => {
+        const drain = handOver(target, target.old);
+        target.old = target.young;
+        target.young = new Map();
+        return drain ? [drain] : [];
+      });
+    },
+
+    /** Hands over every row held. */
+    drain(): TableDrain[] {
+      return [...tables.values()].flatMap((target) => {
+        const drains = [handOver(target, target.old), handOver(target, target.young)];
+        target.old = new Map();
+        target.young = new Map();
+        return drains.filter((drain) => drain !== null);
+      });
+    },
+  };
+};
+
+export type MemoryTables = ReturnType<typeof createMemoryTables>;
