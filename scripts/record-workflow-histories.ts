@@ -10,7 +10,7 @@ import { requireTemporalBinary } from '../infrastructure/temporal/temporal-binar
 import { bundleWorkflows, workflowTracingSinks } from '../infrastructure/temporal/temporal-worker.js';
 import { historyToJSON, patchIdsIn, type PatchHistory } from '../test/workflows/replay/patch-histories.js';
 import type { WorkerActivities } from '../test/support/workflow-env.js';
-import { translated } from '../workflows/render.activities.js';
+import { translated } from '../workflows/failures.js';
 import { videoTaskQueueOf } from '../workflows/video-render.workflow.js';
 
 /*

@@ -1,6 +1,7 @@
 import type { CaptureSteps } from '../application/captures/capture-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
-import { heartbeating, translated, type RenderRef } from './render.activities.js';
+import { heartbeating, type RenderRef } from './render.activities.js';
+import { translated } from './failures.js';
 
 /** Charging, recording and the webhook of a capture are the render activities; only producing the file differs. */
 export const createCaptureActivities = (steps: CaptureSteps) => ({

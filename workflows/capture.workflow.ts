@@ -17,10 +17,5 @@ const capturing = proxyActivities<CaptureActivities>({
  * charge, capture and store, record, tell the webhook; refund when the page cannot be captured.
  */
 export async function captureWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
-  return produceFile(
-    input,
-    () => capturing.produceCapture({ requestId: input.requestId }),
-    // The page led somewhere the service may not go, or could not be loaded at all: the request's fault.
-    (type) => (type === 'validation' ? 'rejected' : 'render_failed'),
-  );
+  return produceFile(input, () => capturing.produceCapture({ requestId: input.requestId }));
 }

@@ -1,28 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { RenderSteps } from '../application/renders/render-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
-import { DomainError, retryAfterSecondsOf, type ErrorCode } from '../domain/shared/errors.js';
-
-/** Retrying these cannot help: the request itself is the problem. */
-const FINAL: ReadonlySet<ErrorCode> = new Set(['validation', 'payment_required', 'forbidden', 'not_found']);
-
-/**
- * Domain errors cross into the workflow as typed failures it can tell apart; others stay retryable.
- * Refusals carry their Retry-After as the last detail, so the workflow can pass it to the client.
- */
-export const translated = async <T>(step: () => Promise<T>): Promise<T> => {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof DomainError) {
-      const details: unknown[] = [...error.details];
-      if (error.code === 'unavailable') details.push({ retryAfterSeconds: retryAfterSecondsOf(error) });
-      throw ApplicationFailure.create({ type: error.code, message: error.message, details, nonRetryable: FINAL.has(error.code) });
-    }
-    throw error;
-  }
-};
+import { translated } from './failures.js';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 

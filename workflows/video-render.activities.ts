@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { VideoPlan, VideoSteps } from '../application/renders/video-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
 import type { VideoSegment } from '../domain/renders/video-segments.js';
-import { heartbeating, translated, type RenderRef } from './render.activities.js';
+import { heartbeating, type RenderRef } from './render.activities.js';
+import { translated } from './failures.js';
 
 export interface SegmentRef extends RenderRef {
   readonly index: number;

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { AttemptOutcome, WebhookDelivery } from '../application/webhooks/deliver-webhook/deliver-webhook.js';
 import type { WebhookRetryPolicy } from '../application/webhooks/deliver-webhook/retry-policy.js';
-import { translated } from './render.activities.js';
+import { translated } from './failures.js';
 
 export interface DeliveryRef {
   readonly requestId: string;

@@ -1,8 +1,8 @@
 import { creditsAvailable } from '../../domain/accounts/billing-period.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError, type ErrorCode } from '../../domain/shared/errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError } from '../../domain/shared/errors.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';
-import type { RenderOrchestrator, RenderOutcome } from '../ports/render-orchestrator.js';
+import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 
 /**
  * What renders and captures check before they are accepted, and how a caller waits for one: both
@@ -45,13 +45,6 @@ export const startRecordedRequest = async (requestId: string, start: () => Promi
   }
 };
 
-const FAILURE_CODES: Record<Extract<RenderOutcome, { status: 'failed' }>['code'], ErrorCode> = {
-  payment_required: 'payment_required',
-  rejected: 'validation',
-  render_failed: 'failed',
-  unavailable: 'unavailable',
-};
-
 /**
  * Waits for the workflow of an accepted request, then for the read models to show its outcome (a
  * result listed as done, an identical request answered from the cache), and returns the file it
@@ -72,7 +65,7 @@ export const awaitOutcome = async (
   if (outcome.status === 'failed' && outcome.code === 'unavailable') {
     throw new UnavailableError(`Rendering is at capacity; retry shortly (${outcome.reason})`, outcome.retryAfterSeconds, [outcome.reason]);
   }
-  if (outcome.status === 'failed') throw new DomainError(FAILURE_CODES[outcome.code], `Render failed: ${outcome.reason}`, [outcome.reason]);
+  if (outcome.status === 'failed') throw new DomainError(outcome.code, `Render failed: ${outcome.reason}`, [outcome.reason]);
   return outcome.file;
 };
 

@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
+import type { FailureCode, RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 // Imported for their names and types only: the client never runs workflow code.
 import { captureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
 
@@ -10,6 +10,18 @@ export interface TemporalRenderOrchestratorOptions {
 
 /** The workflows whose outcome a caller may wait for: each makes one file and ends in a RenderOutcome. */
 type RequestWorkflow = typeof renderWorkflow | typeof syncRenderWorkflow | typeof videoRenderWorkflow | typeof captureWorkflow;
+
+/**
+ * Workers released before the failure taxonomy named their failures otherwise; an API upgraded
+ * first still reads, during a rolling upgrade, what they return.
+ */
+const EARLIER_FAILURE_CODES: Readonly<Record<string, FailureCode>> = { rejected: 'validation', render_failed: 'failed' };
+
+export const inTaxonomy = (outcome: RenderOutcome): RenderOutcome => {
+  if (outcome.status !== 'failed') return outcome;
+  const code = EARLIER_FAILURE_CODES[outcome.code];
+  return code === undefined || code === 'unavailable' ? outcome : { ...outcome, code };
+};
 
 /** A workflow id that is taken means the request's workflow runs or ran already. */
 const once = async (start: Promise<unknown>): Promise<void> => {
@@ -42,7 +54,7 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue }: Temporal
     },
 
     async waitForOutcome(requestId, timeoutMs) {
-      const result: Promise<RenderOutcome> = client.workflow.getHandle<RequestWorkflow>(requestId).result();
+      const result: Promise<RenderOutcome> = client.workflow.getHandle<RequestWorkflow>(requestId).result().then(inTaxonomy);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);

@@ -94,6 +94,9 @@ beforeAll(async () => {
     BOOTSTRAP_API_KEY: apiKey,
     TEMPORAL_ADDRESS: inject('temporalAddress') ?? '',
     TEMPORAL_TASK_QUEUE: taskQueue,
+    // The answers awaited here come once the work is done however slow the machine: a worker
+    // restarted under load may take longer than the default 30 s to get there.
+    SYNC_RENDER_TIMEOUT_MS: '100000',
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'client' });

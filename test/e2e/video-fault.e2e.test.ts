@@ -203,7 +203,7 @@ describe('a video render worker killed in the middle of a video', () => {
     const accepted = await call('POST', '/api/v2/render', { template: templateId, outputFormat: 'webm', duration: 1000, cache: false });
     expect(accepted.status).toBe(202);
     const requestId: string = accepted.body.requestId;
-    expect(await outcomeOf(requestId, broken)).toMatchObject({ status: 'failed', code: 'render_failed' });
+    expect(await outcomeOf(requestId, broken)).toMatchObject({ status: 'failed', code: 'failed' });
     // History keeps the started event of the last attempt only: the third, which failed like the others.
     expect(await produceAttempts(requestId)).toEqual([3]);
 

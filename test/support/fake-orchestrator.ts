@@ -1,6 +1,6 @@
-import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
+import { failureCodeOf, type RenderOrchestrator, type RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError } from '../../domain/shared/errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 
 /**
  * A RenderOrchestrator for unit tests: it records what was started, and a test decides how each
@@ -48,30 +48,28 @@ export interface FakeOrchestrator extends RenderOrchestrator {
   refuseStarts(error: Error | null): void;
 }
 
-/** How a failed step becomes an outcome, as produceFile classifies the failure's type. */
-const failureOf = (error: unknown) => ({
-  reason: error instanceof Error ? error.message : String(error),
-  code: error instanceof DomainError ? error.code : undefined,
-  retryAfterSeconds: error instanceof UnavailableError ? error.retryAfterSeconds : undefined,
-});
+/** How a step that threw ends the request, in the port's taxonomy, as workflows/failures.ts reads it back from Temporal. */
+const failedOutcomeOf = (error: unknown): Extract<RenderOutcome, { status: 'failed' }> => {
+  const reason = error instanceof Error ? error.message : String(error);
+  const code = failureCodeOf(error instanceof DomainError ? error.code : undefined);
+  if (code !== 'unavailable') return { status: 'failed', reason, code };
+  return { status: 'failed', reason, code, retryAfterSeconds: error instanceof DomainError ? retryAfterSecondsOf(error) : DEFAULT_RETRY_AFTER_SECONDS };
+};
 
 const runSteps = async (steps: RequestSteps, requestId: string): Promise<RenderOutcome> => {
   try {
     await steps.charge(requestId);
   } catch (error) {
-    const { reason, code } = failureOf(error);
-    const position = await steps.fail(requestId, reason);
-    return { status: 'failed', reason, code: code === 'payment_required' ? 'payment_required' : 'render_failed', position };
+    const failed = failedOutcomeOf(error);
+    return { ...failed, position: await steps.fail(requestId, failed.reason) };
   }
   let file: StoredFile;
   try {
     file = await steps.produce(requestId);
   } catch (error) {
-    const { reason, code, retryAfterSeconds } = failureOf(error);
+    const failed = failedOutcomeOf(error);
     await steps.refund(requestId);
-    const position = await steps.fail(requestId, reason);
-    if (code === 'unavailable') return { status: 'failed', reason, code: 'unavailable', retryAfterSeconds: retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, position };
-    return { status: 'failed', reason, code: code === 'validation' ? 'rejected' : 'render_failed', position };
+    return { ...failed, position: await steps.fail(requestId, failed.reason) };
   }
   return { status: 'done', file, position: await steps.complete(requestId, file) };
 };

@@ -258,8 +258,8 @@ describe('render service: how the render ended', () => {
 
   it.each([
     [{ status: 'failed', code: 'payment_required', reason: 'no credits' }, 'payment_required'],
-    [{ status: 'failed', code: 'render_failed', reason: 'the browser crashed' }, 'failed'],
-    [{ status: 'failed', code: 'rejected', reason: 'dialog bomb' }, 'validation'],
+    [{ status: 'failed', code: 'failed', reason: 'the browser crashed' }, 'failed'],
+    [{ status: 'failed', code: 'validation', reason: 'dialog bomb' }, 'validation'],
   ] as const)('turns the outcome %o into a %s error', async (outcome, code) => {
     orchestrator = createFakeOrchestrator();
     orchestrator.endWith(outcome);

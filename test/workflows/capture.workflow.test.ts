@@ -29,19 +29,19 @@ describe('captureWorkflow', () => {
     expect(stubs.names()).toEqual(['chargeCredits', 'recordFailure']);
   });
 
-  it('refunds a page that leads to a private address, without retrying: rejected', async () => {
+  it('refunds a page that leads to a private address, without retrying: the request is at fault (validation)', async () => {
     const refused = validationError('The page at https://pages.example/ was refused: it leads to 10.0.0.1, a private, loopback or link-local address');
     const stubs = stubActivities({ produceCapture: refusedWith(refused) });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'rejected', position: FAILED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'validation', position: FAILED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', 'produceCapture', 'refundCredits', 'recordFailure']);
   });
 
-  it('does not retry a page that ran out of time (failed), unlike a render: refunded, render_failed', async () => {
+  it('does not retry a page that ran out of time (failed), unlike a render: refunded, failed', async () => {
     const timedOut = new DomainError('failed', 'The page did not settle within 30000 ms');
     const stubs = stubActivities({ produceCapture: refusedWith(timedOut) });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: timedOut.message, code: 'render_failed', position: FAILED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: timedOut.message, code: 'failed', position: FAILED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', 'produceCapture', 'refundCredits', 'recordFailure']);
   });
 

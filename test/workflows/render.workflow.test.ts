@@ -37,7 +37,7 @@ describe.each([
 
   it.each([
     { refusal: new DomainError('payment_required', 'Not enough credits: 1 needed, 0 left'), code: 'payment_required' },
-    { refusal: new DomainError('not_found', 'Account not found'), code: 'render_failed' },
+    { refusal: new DomainError('not_found', 'Account not found'), code: 'failed' },
   ])('records a refused charge ($refusal.code) as the failure, produces nothing, refunds nothing', async ({ refusal, code }) => {
     const requestId = randomUUID();
     const stubs = stubActivities({ chargeCredits: refusedWith(refusal) });
@@ -55,26 +55,26 @@ describe.each([
     expect(refused.names()).toEqual(['chargeCredits', 'recordFailure', 'webhookRetryPolicy', 'deliverWebhook']);
 
     const rejected = stubActivities({ [produce]: refusedWith(new DomainError('validation', 'The template never finished loading')) });
-    await expect(run(randomUUID(), true, rejected)).resolves.toMatchObject({ status: 'failed', code: 'rejected' });
+    await expect(run(randomUUID(), true, rejected)).resolves.toMatchObject({ status: 'failed', code: 'validation' });
     expect(rejected.names()).toEqual(['chargeCredits', produce, 'refundCredits', 'recordFailure', 'webhookRetryPolicy', 'deliverWebhook']);
   });
 
-  it('retries a failed production three times, then refunds and records the failure: render_failed', async () => {
+  it('retries a failed production three times, then refunds and records the failure: failed', async () => {
     const requestId = randomUUID();
     const crash = new DomainError('failed', 'The page crashed');
     const stubs = stubActivities({ [produce]: refusedWith(crash) });
 
-    await expect(run(requestId, false, stubs)).resolves.toEqual({ status: 'failed', reason: crash.message, code: 'render_failed', position: FAILED_AT });
+    await expect(run(requestId, false, stubs)).resolves.toEqual({ status: 'failed', reason: crash.message, code: 'failed', position: FAILED_AT });
 
     expect(stubs.names()).toEqual(['chargeCredits', produce, produce, produce, 'refundCredits', 'recordFailure']);
     expect(stubs.calls.at(-1)?.input).toEqual({ requestId, reason: crash.message });
   });
 
-  it('refunds a template that cannot be rendered at once, without retrying: rejected', async () => {
+  it('refunds a template that cannot be rendered at once, without retrying: the request is at fault (validation)', async () => {
     const deadline = new DomainError('validation', 'The page did not finish rendering within 30000 ms');
     const stubs = stubActivities({ [produce]: refusedWith(deadline) });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: deadline.message, code: 'rejected', position: FAILED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: deadline.message, code: 'validation', position: FAILED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', produce, 'refundCredits', 'recordFailure']);
   });
 

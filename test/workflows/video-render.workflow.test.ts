@@ -24,11 +24,11 @@ describe('videoRenderWorkflow', () => {
     expect(stubs.names()).toEqual(['chargeCredits', 'recordFailure']);
   });
 
-  it('refunds a video that cannot be made, without retrying a refusal; every production failure is render_failed', async () => {
+  it('refunds a video that cannot be made, without retrying a refusal; a refusal is still validation', async () => {
     const refused = new DomainError('validation', 'video renders need a canvas-html template');
     const stubs = stubActivities({ produceVideo: refusedWith(refused) });
 
-    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'render_failed', position: FAILED_AT });
+    await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'validation', position: FAILED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', 'planVideo', 'produceVideo', 'refundCredits', 'recordFailure']);
   });
 
@@ -53,7 +53,7 @@ describe('videoRenderWorkflow', () => {
       produceVideoSegment: async ({ index }) => (index === 1 ? refusedWith(refused)() : undefined),
     });
 
-    await expect(run(randomUUID(), false, failing)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'render_failed', position: FAILED_AT });
+    await expect(run(randomUUID(), false, failing)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'validation', position: FAILED_AT });
     const names = failing.names();
     expect(names).not.toContain('joinVideoSegments');
     expect(names).not.toContain('recordCompletion');

@@ -58,7 +58,7 @@ const produceFile = async ({ requestId, webhook }: RenderWorkflowInput, produce:
     const { reason } = failureOf(error);
     const position = await bookkeeping.recordFailure({ requestId, reason });
     await tellWebhookOfFailure(requestId, webhook);
-    return { status: 'failed', reason, code: 'render_failed', position };
+    return { status: 'failed', reason, code: 'failed', position };
   }
   let file;
   try {
@@ -68,7 +68,7 @@ const produceFile = async ({ requestId, webhook }: RenderWorkflowInput, produce:
     if (alteration() !== 'no-refund') await bookkeeping.refundCredits({ requestId });
     const position = await bookkeeping.recordFailure({ requestId, reason });
     await tellWebhookOfFailure(requestId, webhook);
-    return { status: 'failed', reason, code: 'render_failed', position };
+    return { status: 'failed', reason, code: 'failed', position };
   }
   const position = await bookkeeping.recordCompletion({ requestId, file: file as never });
   if (webhook) await deliverOutcome(requestId);

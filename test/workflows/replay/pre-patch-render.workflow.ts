@@ -7,7 +7,6 @@
  * the old code on purpose.
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { RenderOutcome } from '../../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../../domain/renders/render-events.js';
 import type { RenderActivities } from '../../../workflows/render.activities.js';
 import { deliverOutcome } from '../../../workflows/deliver-outcome.js';
@@ -17,6 +16,13 @@ export interface RenderWorkflowInput {
   /** Deliver the outcome to the request's webhookUrl once the file is stored. */
   readonly webhook: boolean;
 }
+
+/** RenderOutcome as it was then, its failures named by the codes of the time. */
+type RenderOutcome = (
+  | { readonly status: 'done'; readonly file: StoredFile }
+  | { readonly status: 'failed'; readonly reason: string; readonly code: 'payment_required' | 'render_failed' | 'rejected' }
+  | { readonly status: 'failed'; readonly reason: string; readonly code: 'unavailable'; readonly retryAfterSeconds: number }
+) & { readonly position?: number | null };
 
 export type RenderWorkflowResult = RenderOutcome;
 /** How a failed production is classified; being refused for lack of room is told apart by the failure itself. */
