@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { failureCodeOf, type RenderOutcome } from '../application/ports/render-orchestrator.js';
-import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, retryAfterSecondsOf, type ErrorCode } from '../domain/shared/errors.js';
+import type { RenderOutcome } from '../application/ports/render-orchestrator.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, failureCodeOf, retryAfterSecondsOf, type ErrorCode } from '../domain/shared/errors.js';
 
 /*
  * The one crossing of failures through Temporal, both ways: an activity's domain error becomes an

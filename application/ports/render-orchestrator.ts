@@ -1,25 +1,10 @@
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import type { ErrorCode } from '../../domain/shared/errors.js';
-
-/**
- * Why a request's work failed: the one failure taxonomy between the workers and the API, each a
- * domain error code the edges already map to a status. `validation`: the request's fault, seen only
- * once the work ran (a capture redirected to a private address, a template that cannot render), 400;
- * `payment_required`: no credits left at charge time, 402; `unavailable`: no worker had room in
- * time, 503 with the pool's estimate of when to ask again; `failed`: the work could not be done
- * (a browser that crashed, a page that ran out of time), 500.
- */
-export type FailureCode = Extract<ErrorCode, 'validation' | 'payment_required' | 'unavailable' | 'failed'>;
-
-const REPORTED_AS_THEMSELVES: ReadonlySet<string> = new Set<FailureCode>(['validation', 'payment_required', 'unavailable']);
-
-/** A refusal keeps its code where the taxonomy names it; anything else (a crash, an account gone) is work that failed. */
-export const failureCodeOf = (code: string | undefined): FailureCode =>
-  code !== undefined && REPORTED_AS_THEMSELVES.has(code) ? (code as FailureCode) : 'failed';
+import type { FailureCode } from '../../domain/shared/errors.js';
 
 /**
  * How a request's work ended, as the workflow reports it; `done`: with the file the worker stored
- * (key, content type, size), so that whoever serves it need not guess where it went.
+ * (key, content type, size), so that whoever serves it need not guess where it went; `failed`: with
+ * the failure in the service's one taxonomy (FailureCode).
  */
 export type RenderOutcome = (
   | { readonly status: 'done'; readonly file: StoredFile }

@@ -13,6 +13,22 @@ export type ErrorCode =
   /** The work was accepted but could not be done (a render that crashed or timed out). */
   | 'failed';
 
+/**
+ * Why a request's work failed: the one failure taxonomy between the workers and the API, each a
+ * domain error code the edges already map to a status. `validation`: the request's fault, seen only
+ * once the work ran (a capture redirected to a private address, a template that cannot render), 400;
+ * `payment_required`: no credits left at charge time, 402; `unavailable`: no worker had room in
+ * time, 503 with the pool's estimate of when to ask again; `failed`: the work could not be done
+ * (a browser that crashed, a page that ran out of time), 500.
+ */
+export type FailureCode = Extract<ErrorCode, 'validation' | 'payment_required' | 'unavailable' | 'failed'>;
+
+const REPORTED_AS_THEMSELVES: ReadonlySet<string> = new Set<FailureCode>(['validation', 'payment_required', 'unavailable']);
+
+/** A refusal keeps its code where the taxonomy names it; anything else (a crash, an account gone) is work that failed. */
+export const failureCodeOf = (code: string | undefined): FailureCode =>
+  code !== undefined && REPORTED_AS_THEMSELVES.has(code) ? (code as FailureCode) : 'failed';
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { FailureCode, RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
+import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
+import type { FailureCode } from '../../domain/shared/errors.js';
 // Imported for their names and types only: the client never runs workflow code.
 import { captureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
 

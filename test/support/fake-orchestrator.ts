@@ -1,6 +1,6 @@
-import { failureCodeOf, type RenderOrchestrator, type RenderOutcome } from '../../application/ports/render-orchestrator.js';
+import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, failureCodeOf, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 
 /**
  * A RenderOrchestrator for unit tests: it records what was started, and a test decides how each
