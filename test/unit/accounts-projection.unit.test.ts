@@ -28,6 +28,7 @@ const openedRow: AccountRow = {
   uploadsUsed: 0,
   assetsBytes: 0,
   assetsVersion: 0,
+  apiKeyInQuery: true,
   uploadsTotal: 10_000,
   createdAt: new Date(at(0)),
 };
