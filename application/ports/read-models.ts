@@ -76,6 +76,8 @@ export interface AccountView {
   /** Moves with every upload and deletion of a font or image: the render cache keys on it. */
   readonly assetsVersion: number;
   readonly uploadsTotal: number;
+  /** Whether GET /img takes the API key from its query string. */
+  readonly apiKeyInQuery: boolean;
 }
 
 export interface AccountReadModel {
@@ -83,6 +85,29 @@ export interface AccountReadModel {
   listKeys(orgId: string): Promise<ApiKeyView[]>;
   getAccount(orgId: string): Promise<AccountView | null>;
   listAccounts(): Promise<AccountView[]>;
+}
+
+/** A key that signs GET /img URLs, its secret still sealed. */
+export interface UrlSigningKeyView {
+  readonly id: string;
+  readonly orgId: string;
+  readonly sealedSecret: string;
+  readonly createdAt: Date;
+  /** When the current secret replaced the previous one; null when never rotated. */
+  readonly rotatedAt: Date | null;
+  /** null while the key signs. */
+  readonly revokedAt: Date | null;
+}
+
+export interface UrlSigningKeyReadModel {
+  /** The organization's keys, revoked ones included, oldest first. */
+  list(orgId: string): Promise<UrlSigningKeyView[]>;
+  get(orgId: string, keyId: string): Promise<UrlSigningKeyView | null>;
+  /**
+   * The key a signed URL names, whichever organization's: a URL carries no other credential, and
+   * its key is what says whose URL it is.
+   */
+  lookup(keyId: string): Promise<UrlSigningKeyView | null>;
 }
 
 /** Lets a writer wait until the read models reflect its write (read-your-writes). */

@@ -1,4 +1,5 @@
 import type { AssetCommand } from './asset-commands.js';
+import type { UrlSigningCommand } from './url-signing-commands.js';
 import type { ApiKeyScope, Plan } from './account-events.js';
 
 export interface OpenAccount {
@@ -52,6 +53,11 @@ export interface RotateWebhookSecret {
   readonly data: { readonly orgId: string; readonly sealedSecret: string; readonly now: string };
 }
 
+export interface ChangeAccountSettings {
+  readonly type: 'ChangeAccountSettings';
+  readonly data: { readonly orgId: string; readonly apiKeyInQuery: boolean; readonly now: string };
+}
+
 export type AccountCommand =
   | OpenAccount
   | IssueApiKey
@@ -60,4 +66,6 @@ export type AccountCommand =
   | RefundCredits
   | IssueWebhookSecret
   | RotateWebhookSecret
-  | AssetCommand;
+  | ChangeAccountSettings
+  | AssetCommand
+  | UrlSigningCommand;

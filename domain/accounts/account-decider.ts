@@ -2,6 +2,7 @@ import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, DomainError, notFound, validationError } from '../shared/errors.js';
 import type {
   AccountCommand,
+  ChangeAccountSettings,
   ChargeCredits,
   IssueApiKey,
   IssueWebhookSecret,
@@ -13,6 +14,7 @@ import type {
 import type {
   AccountEvent,
   AccountOpened,
+  AccountSettingsChanged,
   ApiKeyIssued,
   ApiKeyRevoked,
   CreditsCharged,
@@ -23,6 +25,7 @@ import type {
 } from './account-events.js';
 import { isAccountEvent } from './account-events.js';
 import { decideDeleteFont, decideDeleteUpload, decideStoreUpload, decideUploadFont } from './asset-decisions.js';
+import { decideCreateUrlSigningKey, decideRevokeUrlSigningKey, decideRotateUrlSigningKey } from './url-signing-decisions.js';
 import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
 import { chargedFor, wasRefunded } from './credit-movements.js';
 import { isRenewalDue, renewalAfter } from './billing-period.js';
@@ -121,6 +124,13 @@ export const decideRotateWebhookSecret = ({ data }: RotateWebhookSecret, state: 
   return [{ type: 'WebhookSecretRotated', data: { orgId: data.orgId, secret: { sealed: data.sealedSecret }, rotatedAt: data.now } }];
 };
 
+/** Setting what is already set records nothing. */
+export const decideChangeAccountSettings = ({ data }: ChangeAccountSettings, state: Account): AccountSettingsChanged[] => {
+  const account = requireOpen(state);
+  if (account.apiKeyInQuery === data.apiKeyInQuery) return [];
+  return [{ type: 'AccountSettingsChanged', data: { apiKeyInQuery: data.apiKeyInQuery, changedAt: data.now } }];
+};
+
 export const decideAccount = (command: AccountCommand, state: Account): AccountEvent[] => {
   switch (command.type) {
     case 'OpenAccount':
@@ -145,6 +155,14 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
       return decideStoreUpload(command, state);
     case 'DeleteUpload':
       return decideDeleteUpload(command, state);
+    case 'ChangeAccountSettings':
+      return decideChangeAccountSettings(command, state);
+    case 'CreateUrlSigningKey':
+      return decideCreateUrlSigningKey(command, state);
+    case 'RotateUrlSigningKey':
+      return decideRotateUrlSigningKey(command, state);
+    case 'RevokeUrlSigningKey':
+      return decideRevokeUrlSigningKey(command, state);
     default:
       return assertNever(command);
   }

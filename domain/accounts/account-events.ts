@@ -1,5 +1,6 @@
 import { eventGuard, type DomainEvent } from '../shared/events.js';
 import type { AssetEvent } from './asset-events.js';
+import type { UrlSigningEvent } from './url-signing-events.js';
 
 const ACCOUNT_STREAM_PREFIX = 'account-';
 
@@ -70,6 +71,13 @@ export type WebhookSecretIssued = DomainEvent<'WebhookSecretIssued', { orgId: st
 /** A new webhook secret replaces the current one; the old one still signs for a grace period. */
 export type WebhookSecretRotated = DomainEvent<'WebhookSecretRotated', { orgId: string; secret: StoredSecret; rotatedAt: string }>;
 
+/**
+ * `apiKeyInQuery`: whether GET /img takes the API key from its query string (`?apiKey=`), the spec's
+ * form and the default. An organization that publishes image URLs only signed turns it off, so a
+ * key that leaked into a page's source no longer renders from a URL.
+ */
+export type AccountSettingsChanged = DomainEvent<'AccountSettingsChanged', { apiKeyInQuery: boolean; changedAt: string }>;
+
 export type AccountEvent =
   | AccountOpened
   | ApiKeyIssued
@@ -79,7 +87,9 @@ export type AccountEvent =
   | CreditsRenewed
   | WebhookSecretIssued
   | WebhookSecretRotated
-  | AssetEvent;
+  | AccountSettingsChanged
+  | AssetEvent
+  | UrlSigningEvent;
 
 export const isAccountEvent = eventGuard<AccountEvent>({
   AccountOpened: true,
@@ -94,4 +104,8 @@ export const isAccountEvent = eventGuard<AccountEvent>({
   FontDeleted: true,
   UploadStored: true,
   UploadDeleted: true,
+  AccountSettingsChanged: true,
+  UrlSigningKeyCreated: true,
+  UrlSigningKeyRotated: true,
+  UrlSigningKeyRevoked: true,
 });

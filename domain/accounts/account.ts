@@ -9,6 +9,12 @@ export interface ApiKeyState {
   readonly revoked: boolean;
 }
 
+/** A URL-signing key as its decisions need it: the sealed secret tells a retried command from a new one. */
+export interface UrlSigningKeyState {
+  readonly sealedSecret: string;
+  readonly revoked: boolean;
+}
+
 /** A font or image of the organization's, as much as the quota needs to know of it. */
 export interface AssetState {
   readonly kind: 'font' | 'image';
@@ -31,6 +37,10 @@ export interface OpenAccountState {
   readonly previousWebhookSecret: { readonly secret: StoredSecret; readonly rotatedAt: string } | null;
   /** Uploaded fonts and images by id; deleted ones are gone. */
   readonly assets: ReadonlyMap<string, AssetState>;
+  /** Keys that sign GET /img URLs, by identifier; revoked ones stay, so their identifiers are never reused. */
+  readonly urlSigningKeys: ReadonlyMap<string, UrlSigningKeyState>;
+  /** Whether GET /img takes the API key from its query string (the spec's form); on until turned off. */
+  readonly apiKeyInQuery: boolean;
 }
 
 export type Account = { readonly status: 'absent' } | OpenAccountState;
@@ -63,6 +73,8 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       webhookSecret: null,
       previousWebhookSecret: null,
       assets: new Map(),
+      urlSigningKeys: new Map(),
+      apiKeyInQuery: true,
     };
   }
   if (state.status !== 'open') return state;
@@ -110,6 +122,16 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       return withAsset(state, event.data.fontId, null);
     case 'UploadDeleted':
       return withAsset(state, event.data.uploadId, null);
+    case 'AccountSettingsChanged':
+      return { ...state, apiKeyInQuery: event.data.apiKeyInQuery };
+    case 'UrlSigningKeyCreated':
+    case 'UrlSigningKeyRotated':
+      return { ...state, urlSigningKeys: new Map(state.urlSigningKeys).set(event.data.keyId, { sealedSecret: event.data.secret.sealed, revoked: false }) };
+    case 'UrlSigningKeyRevoked': {
+      const key = state.urlSigningKeys.get(event.data.keyId);
+      if (!key) return state;
+      return { ...state, urlSigningKeys: new Map(state.urlSigningKeys).set(event.data.keyId, { ...key, revoked: true }) };
+    }
     default:
       return assertNever(event);
   }

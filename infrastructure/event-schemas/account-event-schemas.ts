@@ -66,4 +66,9 @@ export const accountEventSchemas: EventSchemas<AccountEvent> = {
     z.object({ uploadId: id, contentType: z.enum(IMAGE_UPLOAD_TYPES), bytes, width: pixels, height: pixels, storageKey: id, storedAt: isoTime }),
   ),
   UploadDeleted: eventSchema(z.object({ uploadId: id, bytes, deletedAt: isoTime })),
+  AccountSettingsChanged: eventSchema(z.object({ apiKeyInQuery: z.boolean(), changedAt: isoTime })),
+  // URL-signing secrets were sealed from their first version.
+  UrlSigningKeyCreated: eventSchema(z.object({ keyId: id, secret: sealedSecret, createdAt: isoTime })),
+  UrlSigningKeyRotated: eventSchema(z.object({ keyId: id, secret: sealedSecret, rotatedAt: isoTime })),
+  UrlSigningKeyRevoked: eventSchema(z.object({ keyId: id, revokedAt: isoTime })),
 };

@@ -1,8 +1,9 @@
 import { isAccountEvent, orgIdOfStream, type AccountEvent } from '../../domain/accounts/account-events.js';
 import { usageAfterRefund } from '../../domain/accounts/credit-movements.js';
+import type { UrlSigningEvent } from '../../domain/accounts/url-signing-events.js';
 import { isRenderEvent, type RenderCompleted, type ResultDeleted } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
-import { AccountRow, ApiKeyRow, StoredFileRow } from '../read-models/entities.js';
+import { AccountRow, ApiKeyRow, StoredFileRow, UrlSigningKeyRow } from '../read-models/entities.js';
 import { fold, type DocumentProjection } from './document-projection.js';
 
 /** Render events that change uploads: a file stored, a result deleted. */
@@ -42,6 +43,7 @@ export const evolveAccountRow = (row: AccountRow | null, event: RecordedEvent<Ac
         assetsBytes: 0,
         assetsVersion: 0,
         uploadsTotal: plan.uploadsBytes,
+        apiKeyInQuery: true,
         createdAt: new Date(openedAt),
       };
     }
@@ -61,10 +63,15 @@ export const evolveAccountRow = (row: AccountRow | null, event: RecordedEvent<Ac
     case 'FontDeleted':
     case 'UploadDeleted':
       return row && { ...row, uploadsUsed: row.uploadsUsed - event.data.bytes, assetsBytes: row.assetsBytes - event.data.bytes, assetsVersion: row.assetsVersion + 1 };
+    case 'AccountSettingsChanged':
+      return row && { ...row, apiKeyInQuery: event.data.apiKeyInQuery };
     case 'ApiKeyIssued':
     case 'ApiKeyRevoked':
     case 'WebhookSecretIssued':
     case 'WebhookSecretRotated':
+    case 'UrlSigningKeyCreated':
+    case 'UrlSigningKeyRotated':
+    case 'UrlSigningKeyRevoked':
       return row;
     default:
       return event satisfies never;
@@ -88,6 +95,26 @@ export const evolveApiKeyRow = (row: ApiKeyRow | null, event: RecordedEvent<Acco
   if (event.type === 'ApiKeyRevoked') return row && { ...row, revoked: true };
   return row;
 };
+
+export const evolveUrlSigningKeyRow = (row: UrlSigningKeyRow | null, event: RecordedEvent<AccountsProjectionEvent>): UrlSigningKeyRow | null => {
+  switch (event.type) {
+    case 'UrlSigningKeyCreated': {
+      const orgId = orgIdOfStream(event.streamName);
+      if (orgId === null) return row;
+      const { keyId, secret, createdAt } = event.data;
+      return { id: keyId, orgId, sealedSecret: secret.sealed, createdAt: new Date(createdAt), rotatedAt: null, revokedAt: null };
+    }
+    case 'UrlSigningKeyRotated':
+      return row && { ...row, sealedSecret: event.data.secret.sealed, rotatedAt: new Date(event.data.rotatedAt) };
+    case 'UrlSigningKeyRevoked':
+      return row && { ...row, revokedAt: new Date(event.data.revokedAt) };
+    default:
+      return row;
+  }
+};
+
+const isUrlSigningEvent = (event: RecordedEvent<AccountsProjectionEvent>): event is RecordedEvent<UrlSigningEvent> =>
+  event.type === 'UrlSigningKeyCreated' || event.type === 'UrlSigningKeyRotated' || event.type === 'UrlSigningKeyRevoked';
 
 /**
  * The bytes each stored file adds to its organization's uploads, kept per request so its deletion
@@ -118,6 +145,11 @@ export const accountsProjection: DocumentProjection<AccountsProjectionEvent> = {
       entity: ApiKeyRow,
       documents: (event) => (event.type === 'ApiKeyIssued' || event.type === 'ApiKeyRevoked' ? [event.data.keyId] : []),
       evolve: evolveApiKeyRow,
+    }),
+    fold<AccountsProjectionEvent, UrlSigningKeyRow>({
+      entity: UrlSigningKeyRow,
+      documents: (event) => (isUrlSigningEvent(event) ? [event.data.keyId] : []),
+      evolve: evolveUrlSigningKeyRow,
     }),
     fold<AccountsProjectionEvent, StoredFileRow, AccountRow>({
       entity: StoredFileRow,

@@ -27,6 +27,7 @@ const toAccountView = (row: AccountRow): AccountView => ({
   assetsBytes: row.assetsBytes,
   assetsVersion: row.assetsVersion,
   uploadsTotal: row.uploadsTotal,
+  apiKeyInQuery: row.apiKeyInQuery,
 });
 
 export const createAccountReadModel = (orm: MikroORM): AccountReadModel => ({

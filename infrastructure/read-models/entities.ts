@@ -74,6 +74,8 @@ export const AccountRow = defineEntity({
     /** Counts uploads and deletions of fonts and images: renders of the organization may change with each. */
     assetsVersion: p.integer().default(0),
     uploadsTotal: p.bigint('number'),
+    /** GET /img takes the API key from its query string (the spec's form) unless the organization turned it off. */
+    apiKeyInQuery: p.boolean().default(true),
     createdAt: p.datetime(),
   },
 });
@@ -189,6 +191,25 @@ export const UploadRow = defineEntity({
 });
 export type UploadRow = InferEntity<typeof UploadRow>;
 
+/**
+ * A key that signs GET /img URLs. The secret is kept sealed, as the event holds it: verifying a
+ * signature needs the secret itself, and a copy of this table alone reveals none. Revoked keys keep
+ * their row, so listings show when they stopped working.
+ */
+export const UrlSigningKeyRow = defineEntity({
+  name: 'UrlSigningKeyRow',
+  tableName: 'url_signing_keys',
+  properties: {
+    id: p.string().primary(),
+    orgId: p.string().index(),
+    sealedSecret: p.text(),
+    createdAt: p.datetime(),
+    rotatedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export type UrlSigningKeyRow = InferEntity<typeof UrlSigningKeyRow>;
+
 /** Last global position each projection applied; written in the same transaction as its rows. */
 export const ProjectionCheckpoint = defineEntity({
   name: 'ProjectionCheckpoint',
@@ -200,4 +221,4 @@ export const ProjectionCheckpoint = defineEntity({
 });
 export type ProjectionCheckpoint = InferEntity<typeof ProjectionCheckpoint>;
 
-export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, FontRow, UploadRow, ProjectionCheckpoint];
+export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, FontRow, UploadRow, UrlSigningKeyRow, ProjectionCheckpoint];

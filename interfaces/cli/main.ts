@@ -1,8 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/accounts/account-events.js';
+import { systemContextFor } from '../../application/shared/request-context.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
+import { uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createRuntime, type Runtime } from '../composition-root.js';
 import { registerAuditCommands } from './audit-commands.js';
 
@@ -20,6 +22,14 @@ const parseCount = (value: string): number => {
   if (!Number.isInteger(count) || count < 0) throw new InvalidArgumentError('must be a non-negative integer');
   return count;
 };
+
+const parseSwitch = (value: string): boolean => {
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new InvalidArgumentError('must be on or off');
+};
+
+/** What the administration does for an organization is recorded as the system's. */
+const adminContext = (orgId: string) => systemContextFor(orgId, uuidV7Ids.next());
 
 /** Every command runs against the same database the service uses (DATABASE_URL, or the embedded one in DATA_DIR). */
 const withRuntime = <Options>(action: (runtime: Runtime, options: Options) => Promise<void>) =>
@@ -102,6 +112,64 @@ webhookSecret
     withRuntime(async (runtime, options: { org: string }) => {
       const rotated = await runtime.services.accounts.rotateWebhookSecret(options.org);
       print({ ...rotated, note: 'The previous secret keeps signing alongside this one for 24 hours.' });
+    }),
+  );
+
+const signingKey = program.command('url-signing-key').description('Keys that sign GET /img URLs, so published image URLs carry no API key');
+signingKey
+  .command('create')
+  .requiredOption('--org <orgId>', 'organization id')
+  .action(
+    withRuntime(async (runtime, options: { org: string }) => {
+      const created = await runtime.services.urlSigning.createKey(adminContext(options.org));
+      print({ ...created, note: 'The secret is shown only this once; the service keeps it encrypted.' });
+    }),
+  );
+signingKey
+  .command('list')
+  .requiredOption('--org <orgId>', 'organization id')
+  .action(
+    withRuntime(async (runtime, options: { org: string }) => {
+      print(await runtime.services.urlSigning.listKeys(adminContext(options.org)));
+    }),
+  );
+signingKey
+  .command('rotate')
+  .requiredOption('--org <orgId>', 'organization id')
+  .requiredOption('--key <identifier>', 'the key to give a new secret')
+  .action(
+    withRuntime(async (runtime, options: { org: string; key: string }) => {
+      const rotated = await runtime.services.urlSigning.rotateKey(adminContext(options.org), options.key);
+      print({ ...rotated, note: 'URLs signed with the previous secret no longer work. The secret is shown only this once.' });
+    }),
+  );
+signingKey
+  .command('revoke')
+  .requiredOption('--org <orgId>', 'organization id')
+  .requiredOption('--key <identifier>', 'the key whose URLs stop working')
+  .action(
+    withRuntime(async (runtime, options: { org: string; key: string }) => {
+      await runtime.services.urlSigning.revokeKey(adminContext(options.org), options.key);
+      print({ revoked: options.key });
+    }),
+  );
+
+const settings = program.command('settings').description("An organization's settings");
+settings
+  .command('show')
+  .requiredOption('--org <orgId>', 'organization id')
+  .action(
+    withRuntime(async (runtime, options: { org: string }) => {
+      print(await runtime.services.settings.get(adminContext(options.org)));
+    }),
+  );
+settings
+  .command('set')
+  .requiredOption('--org <orgId>', 'organization id')
+  .option('--api-key-in-query <on|off>', 'whether GET /img takes the API key from its query string', parseSwitch)
+  .action(
+    withRuntime(async (runtime, options: { org: string; apiKeyInQuery?: boolean }) => {
+      print(await runtime.services.settings.change(adminContext(options.org), { apiKeyInQuery: options.apiKeyInQuery }));
     }),
   );
 

@@ -10,6 +10,8 @@ import { createRenderService } from '../../application/renders/render-service.js
 import { createRequestListService } from '../../application/requests/request-list-service.js';
 import { createResultService } from '../../application/results/result-service.js';
 import { createTemplateService } from '../../application/templates/template-service.js';
+import { createSettingsService } from '../../application/settings/settings-service.js';
+import { createUrlSigningService } from '../../application/url-signing/url-signing-service.js';
 import { createEventIntegrity } from '../../infrastructure/audit/event-integrity.js';
 import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-model.js';
 import type { Config } from '../../infrastructure/config/config.js';
@@ -20,6 +22,7 @@ import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.j
 import { systemClock } from '../../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
 import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
+import { randomUrlSigningSecrets } from '../../infrastructure/security/random-url-signing-secrets.js';
 import type { AppServices, Operations } from '../http/app-services.js';
 import type { Foundation } from './foundation.js';
 import { healthCheck } from './health.js';
@@ -55,6 +58,16 @@ export const createApiServices = (foundation: Foundation, orchestrator: RenderOr
     }),
     captures: createCaptureService({ ...commandDeps, ...renderLimits, accounts: readModels.accounts, maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS }),
     requests: createRequestListService({ results: readModels.results, links, eventStore }),
+    urlSigning: createUrlSigningService({
+      ...commandDeps,
+      signingKeys: readModels.signingKeys,
+      templates: readModels.templates,
+      progress: projections,
+      generator: randomUrlSigningSecrets,
+      sealer: foundation.secretSealer,
+      publicBaseUrl: foundation.publicBaseUrl,
+    }),
+    settings: createSettingsService({ ...commandDeps, accounts: readModels.accounts, progress: projections }),
     audit: createAuditService({ eventStore, integrity: createEventIntegrity(), ledger: createLedgerReadModel(foundation.databaseUrl) }),
     rateLimits: {
       windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,

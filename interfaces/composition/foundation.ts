@@ -9,6 +9,7 @@ import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel 
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../../infrastructure/read-models/template-read-model.js';
+import { createUrlSigningKeyReadModel } from '../../infrastructure/read-models/url-signing-key-read-model.js';
 import { PostgresRateLimitStore } from '../../infrastructure/rate-limits/postgres-rate-limit-store.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { loadSecretSealer } from '../../infrastructure/security/secrets-encryption-key.js';
@@ -45,6 +46,7 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
     cachedResults: runProjections ? cachedResultReadModel(results, projections) : results,
     results,
     assets: createAssetReadModel(orm),
+    signingKeys: createUrlSigningKeyReadModel(orm),
   };
   const publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
 

@@ -9,6 +9,8 @@ import type { RenderService } from '../../application/renders/render-service.js'
 import type { CaptureService } from '../../application/captures/capture-service.js';
 import type { RequestListService } from '../../application/requests/request-list-service.js';
 import type { TemplateService } from '../../application/templates/template-service.js';
+import type { SettingsService } from '../../application/settings/settings-service.js';
+import type { UrlSigningService } from '../../application/url-signing/url-signing-service.js';
 
 /** Per-key request limits; the store is shared by every API process. */
 export interface RateLimits {
@@ -47,6 +49,9 @@ export interface AppServices {
   readonly requests: RequestListService;
   /** History and past states replayed from the event log (audit scope). */
   readonly audit: AuditService;
+  /** URL-signing keys, signed GET /img URLs and their verification. */
+  readonly urlSigning: UrlSigningService;
+  readonly settings: SettingsService;
   readonly rateLimits: RateLimits;
   health(): Promise<HealthReport>;
   readonly operations: Operations;

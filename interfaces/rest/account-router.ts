@@ -4,13 +4,22 @@ import type { AppServices } from '../http/app-services.js';
 import { readMultipartFile } from '../http/multipart-file.js';
 import { parseInput } from '../http/parse-input.js';
 import { FontIdParam } from '../schemas/result-schemas.js';
+import { PatchSettingsBody } from '../schemas/url-signing-schemas.js';
 import { contextOf } from './request-context.js';
 
-export const accountRouter = ({ usage, fonts }: AppServices): Router => {
+export const accountRouter = ({ usage, fonts, settings }: AppServices): Router => {
   const router = Router();
 
   router.get('/v1/usage', async (_req, res) => {
     res.json(await usage.get(contextOf(res)));
+  });
+
+  router.get('/v2/account/settings', async (_req, res) => {
+    res.json(await settings.get(contextOf(res)));
+  });
+
+  router.patch('/v2/account/settings', async (req, res) => {
+    res.json(await settings.change(contextOf(res), parseInput(PatchSettingsBody, req.body, 'body')));
   });
 
   router.get('/v1/fonts', async (_req, res) => {

@@ -17,11 +17,13 @@ import { httpMetrics } from './http-metrics.js';
 import { httpTracing } from './http-tracing.js';
 import { openApiDocument } from './openapi.js';
 import { operationsRouter } from './operations-router.js';
-import { imageRouter, renderRouter } from './render-router.js';
+import { imageRouter } from './image-router.js';
+import { renderRouter } from './render-router.js';
 import { resultsRouter } from './results-router.js';
 import { studioRouter } from './studio-route.js';
 import { templatesRouter } from './templates-router.js';
 import { uploadsRouter } from './uploads-router.js';
+import { urlSigningRouter } from './url-signing-router.js';
 import { deprecationHeaders, v1Router } from './v1-router.js';
 
 export interface HttpAppOptions {
@@ -96,7 +98,7 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAp
   const limited = perKeyRateLimit(services);
   app.use(imageRouter(services, limited));
   app.use(deprecationHeaders());
-  app.use('/api', apiKeyAuth(services), limited, templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services), uploadsRouter(services), v1Router(services), auditRouter(services));
+  app.use('/api', apiKeyAuth(services), limited, templatesRouter(services), renderRouter(services), resultsRouter(services), accountRouter(services), uploadsRouter(services), urlSigningRouter(services), v1Router(services), auditRouter(services));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

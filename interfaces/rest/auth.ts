@@ -5,7 +5,10 @@ import { requestIdOf } from './request-context.js';
 
 const forbidden = (message: string) => new DomainError('forbidden', message, [message]);
 
-/** Reads the key from `x-api-key`, or from `apiKey` in the query where the spec allows it (GET /img). */
+/**
+ * Reads the key from `x-api-key`, or from `apiKey` in the query where the spec allows it (GET /img)
+ * and the key's organization has not turned that off.
+ */
 export const apiKeyAuth = (services: AppServices, options: { allowQueryKey?: boolean } = {}): RequestHandler =>
   async (req, res, next) => {
     const header = req.header('x-api-key');
@@ -14,7 +17,9 @@ export const apiKeyAuth = (services: AppServices, options: { allowQueryKey?: boo
     if (!key) throw forbidden('Missing API key: send it in the x-api-key header');
     const caller = await services.accounts.authenticate(key);
     if (!caller) throw forbidden('Invalid API key');
-    res.locals.context = { caller, correlationId: requestIdOf(req) };
+    const context = { caller, correlationId: requestIdOf(req) };
+    if (header === undefined) await services.settings.assertApiKeyInQueryAllowed(context);
+    res.locals.context = context;
     req.log.info({ orgId: caller.orgId, keyId: caller.actor }, 'authenticated');
     next();
   };

@@ -25,6 +25,15 @@ import {
   Usage,
 } from '../schemas/result-schemas.js';
 import {
+  NewSigningSecret,
+  PatchSettingsBody,
+  Settings,
+  SignedUrlBody,
+  SignedUrlResponse,
+  SigningKey,
+  SigningKeyIdParam,
+} from '../schemas/url-signing-schemas.js';
+import {
   CreateTemplateBody,
   CreateTemplateV1Body,
   HtmlContentBody,
@@ -40,7 +49,7 @@ const errors = Object.fromEntries(
   [
     [400, 'Invalid input; errors lists each problem'],
     [402, 'Not enough credits, or upload storage full'],
-    [403, 'Missing or invalid API key, or a scope it lacks'],
+    [403, 'Missing or invalid API key, or a scope it lacks; on GET /img also a signed URL that is expired, tampered with or signed by an unknown or revoked key'],
     [404, 'Unknown resource or route'],
     [409, 'The resource is not in a state that allows this (a pending render cannot be deleted)'],
     [413, 'Body too large'],
@@ -51,7 +60,7 @@ const errors = Object.fromEntries(
   ].map(([status, description]) => [String(status), { description: String(description), ...json(ErrorBody) }]),
 );
 
-type Tag = 'templates' | 'renders' | 'results' | 'captures' | 'account' | 'uploads' | 'audit' | 'files';
+type Tag = 'templates' | 'renders' | 'results' | 'captures' | 'account' | 'uploads' | 'audit' | 'files' | 'signed-urls';
 
 const TAGS: { name: Tag; description: string }[] = [
   { name: 'templates', description: 'Stored templates: settings, html content, canvas components' },
@@ -62,6 +71,11 @@ const TAGS: { name: Tag; description: string }[] = [
   { name: 'uploads', description: "The organization's own fonts and images, for its templates" },
   { name: 'audit', description: 'History replayed from the event log' },
   { name: 'files', description: 'Rendered files at their links' },
+  {
+    name: 'signed-urls',
+    description:
+      'An extension of this service: GET /img URLs signed with a URL-signing key instead of carrying the API key, for <img> and og:image tags in published pages; the keys that sign them',
+  },
 ];
 
 /** One operation: its id (what generated clients name their methods), tag, summary and 200 answer. */
@@ -145,12 +159,22 @@ const paths: ZodOpenApiPathsObject = {
   '/img/{templateId}.jpg': {
     get: {
       operationId: 'renderImageFromQuery',
-      tags: ['renders'],
-      summary: 'Render a template as JPEG from query values (apiKey in the query)',
-      description: 'Every query pair but apiKey sets one template value: a merge field, or <componentId>.<property> of a canvas template.',
+      tags: ['renders', 'signed-urls'],
+      summary: 'Render a template as an image from query values: with apiKey in the query, or signed (no API key)',
+      description:
+        'Every query pair but apiKey, expires, keyId and signature sets one template value: a merge field, or <componentId>.<property> of a canvas template. ' +
+        'The spec form takes apiKey (refused with 403 when the organization turned apiKeyInQuery off, see /api/v2/account/settings). ' +
+        'The signed form, an extension of this service, takes expires, keyId and signature instead: signature is the lowercase hex HMAC-SHA256, keyed with the ' +
+        'URL-signing secret, of four lines joined by "\\n": the path (/img/<templateId>.<ext>, templateId RFC 3986-encoded), the other pairs RFC 3986-encoded as ' +
+        'name=value, sorted by name then value and joined by "&", expires, keyId. An expired, tampered, unknown or revoked one is a 403 that records and charges ' +
+        'nothing. The path may end in .png or .webp instead of .jpg (an extension of this service). Answers carry an ETag (If-None-Match with it gets 304) and ' +
+        'Cache-Control: public, max-age up to the expiry for signed URLs, private, no-cache for apiKey ones.',
       requestParams: { path: z.object({ templateId: z.string() }) },
       parameters: [
-        { in: 'query', name: 'apiKey', required: true, schema: { type: 'string' } },
+        { in: 'query', name: 'apiKey', required: false, description: 'The spec form: the API key. Not with a signature', schema: { type: 'string' } },
+        { in: 'query', name: 'expires', required: false, description: 'Signed form: unix seconds after which the URL answers 403', schema: { type: 'string', pattern: '^[1-9][0-9]{0,11}$' } },
+        { in: 'query', name: 'keyId', required: false, description: 'Signed form: the identifier of the URL-signing key', schema: { type: 'string' } },
+        { in: 'query', name: 'signature', required: false, description: 'Signed form: lowercase hex HMAC-SHA256 of the canonical form', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
         {
           in: 'query',
           name: 'values',
@@ -159,10 +183,50 @@ const paths: ZodOpenApiPathsObject = {
           explode: true,
           schema: { type: 'object', additionalProperties: { type: 'string' } },
         },
+        { in: 'header', name: 'If-None-Match', required: false, description: 'An ETag of an earlier answer: 304 when the image is the same', schema: { type: 'string' } },
       ],
       security: [],
-      responses: { '200': { description: 'The image', content: binary([outputContentType('jpeg')]) }, ...errors },
+      responses: {
+        '200': { description: 'The image', content: binary([outputContentType('jpeg'), outputContentType('png'), outputContentType('webp')]) },
+        '304': { description: 'Not modified: the image is the one the If-None-Match tag names' },
+        ...errors,
+      },
     },
+  },
+  '/api/v2/url-signing-keys': {
+    get: operation('listUrlSigningKeys', 'signed-urls', "The organization's URL-signing keys, revoked ones included, oldest first; never a secret", 'The keys', z.array(SigningKey)),
+    post: operation(
+      'createUrlSigningKey',
+      'signed-urls',
+      'Create a URL-signing key; its secret is in this answer only (the service keeps it encrypted)',
+      'The key and its secret',
+      NewSigningSecret,
+      { description: 'At most 10 active keys per organization (400 beyond).' },
+    ),
+  },
+  '/api/v2/url-signing-keys/{identifier}': {
+    get: operation('getUrlSigningKey', 'signed-urls', 'Read one URL-signing key, without its secret', 'The key', SigningKey, { requestParams: { path: SigningKeyIdParam } }),
+    post: operation(
+      'rotateUrlSigningKey',
+      'signed-urls',
+      'Rotate a URL-signing key: a new secret under the same identifier; URLs signed with the old secret answer 403 from now on',
+      'The key and its new secret',
+      NewSigningSecret,
+      { requestParams: { path: SigningKeyIdParam }, description: 'A revoked key cannot be rotated (409). To move published URLs without a gap, create a second key, re-sign, then revoke the first.' },
+    ),
+    delete: operation('revokeUrlSigningKey', 'signed-urls', 'Revoke a URL-signing key: every URL it signed answers 403', 'Revoked', null, { requestParams: { path: SigningKeyIdParam } }),
+  },
+  '/api/v2/signed-urls': {
+    post: operation('signImageUrl', 'signed-urls', 'A signed GET /img URL for a template, signed by the service (for clients that do not sign themselves)', 'The absolute URL and when it expires', SignedUrlResponse, {
+      requestBody: json(SignedUrlBody),
+      description: "The URL is on the service's public base URL (PUBLIC_BASE_URL) and is the same one a client signing with the key's secret would make.",
+    }),
+  },
+  '/api/v2/account/settings': {
+    get: operation('getAccountSettings', 'account', "The organization's settings (an extension of this service)", 'The settings', Settings),
+    patch: operation('updateAccountSettings', 'account', "Change the organization's settings; only the fields given change (an extension of this service)", 'The settings after the change', Settings, {
+      requestBody: json(PatchSettingsBody),
+    }),
   },
   '/api/v1/screenshots': {
     post: operation('takeScreenshot', 'captures', 'Screenshot a web page: an image of exactly width x height', 'requestId, href and the request as sent', CaptureResponse, {

@@ -1,10 +1,8 @@
-import { Router, type RequestHandler, type Response } from 'express';
+import { Router, type Response } from 'express';
 import type { RenderAnswer } from '../../application/renders/request-render/render-input.js';
-import { validationError } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
 import { parseInput } from '../http/parse-input.js';
-import { ImageQuery, RenderBody, RenderQuery } from '../schemas/render-schemas.js';
-import { apiKeyAuth } from './auth.js';
+import { RenderBody, RenderQuery } from '../schemas/render-schemas.js';
 import { contextOf } from './request-context.js';
 
 const sendFile = async (services: AppServices, res: Response, answer: RenderAnswer) => {
@@ -30,19 +28,6 @@ export const renderRouter = (services: AppServices): Router => {
     if (answer.status) return void res.status(202).json(jsonAnswer(answer));
     if (output === 'image' && answer.storageKey) return sendFile(services, res, answer);
     res.json(jsonAnswer(answer));
-  });
-  return router;
-};
-
-/** The image URL form (spec: GET /img/{templateId}.jpg?field=value&apiKey=...), served on the same host. */
-export const imageRouter = (services: AppServices, rateLimited: RequestHandler): Router => {
-  const router = Router();
-  router.get('/img/:file', apiKeyAuth(services, { allowQueryKey: true }), rateLimited, async (req, res) => {
-    const match = /^(.+)\.jpg$/.exec(String(req.params.file));
-    if (!match?.[1]) throw validationError('Image URLs end in .jpg', ['path: expected /img/{templateId}.jpg']);
-    const data = parseInput(ImageQuery, req.query, 'query');
-    const answer = await services.renders.render(contextOf(res), { template: match[1], data, outputFormat: 'jpeg' });
-    await sendFile(services, res, answer);
   });
   return router;
 };

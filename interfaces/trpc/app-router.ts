@@ -6,11 +6,12 @@ import { ComponentDocumentBody, parseComponentDocument } from '../schemas/compon
 import { PdfBody, ScreenshotBody } from '../schemas/v1-schemas.js';
 import { FontIdParam, ListResultsQuery, ListUploadsQuery, ResultIdParam, UploadIdParam } from '../schemas/result-schemas.js';
 import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
+import { PatchSettingsBody, SignedUrlBody, SigningKeyIdParam } from '../schemas/url-signing-schemas.js';
 import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates, results, usage, fonts, uploads, renders, accounts, captures, audit }: AppServices) =>
+export const createAppRouter = ({ templates, results, usage, fonts, uploads, renders, accounts, captures, audit, urlSigning, settings }: AppServices) =>
   router({
     templates: router({
       list: authedProcedure
@@ -56,6 +57,23 @@ export const createAppRouter = ({ templates, results, usage, fonts, uploads, ren
       /** A new secret; the previous one keeps signing alongside it for 24 hours. */
       // A mutation without input still arrives with an empty object from some clients.
       rotateWebhookSecret: authedProcedure.input(z.object({}).strict().optional()).mutation(({ ctx }) => accounts.rotateCallerWebhookSecret(ctx.context)),
+      settings: authedProcedure.input(z.void()).query(({ ctx }) => settings.get(ctx.context)),
+      changeSettings: authedProcedure.input(PatchSettingsBody).mutation(({ ctx, input }) => settings.change(ctx.context, input)),
+      /** Keys that sign GET /img URLs; a secret is shown only by create and rotate. */
+      urlSigningKeys: router({
+        list: authedProcedure.input(z.void()).query(({ ctx }) => urlSigning.listKeys(ctx.context)),
+        get: authedProcedure.input(SigningKeyIdParam).query(({ ctx, input }) => urlSigning.getKey(ctx.context, input.identifier)),
+        create: authedProcedure.input(z.object({}).strict().optional()).mutation(({ ctx }) => urlSigning.createKey(ctx.context)),
+        rotate: authedProcedure.input(SigningKeyIdParam).mutation(({ ctx, input }) => urlSigning.rotateKey(ctx.context, input.identifier)),
+        revoke: authedProcedure.input(SigningKeyIdParam).mutation(async ({ ctx, input }) => {
+          await urlSigning.revokeKey(ctx.context, input.identifier);
+          return { revoked: true as const };
+        }),
+      }),
+    }),
+    /** A signed GET /img URL for a template, like POST /api/v2/signed-urls. */
+    signedUrls: router({
+      create: authedProcedure.input(SignedUrlBody).mutation(({ ctx, input }) => urlSigning.signUrl(ctx.context, input)),
     }),
     /** Screenshots and PDFs of web pages, answering `{ requestId, href, request }` like POST /api/v1/screenshots and /api/v1/pdf. */
     captures: router({

@@ -377,6 +377,7 @@ describe('projection specs (events -> read-model rows)', () => {
       assets_bytes: '0',
       assets_version: 0,
       uploads_total: '1048576',
+      api_key_in_query: true,
       created_at: new Date(at(1)),
     });
     const keyRow = (keyId: string, orgId: string, hash: string, overrides: Row = {}): Row => ({

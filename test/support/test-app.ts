@@ -32,12 +32,14 @@ export interface TestAppOptions {
   readonly rendering?: 'off' | 'worker' | 'client';
   /** The built studio to serve at /studio, as `npm start` does. */
   readonly studioDir?: string;
+  /** Collects every line the service logs, at its most talkative, for a test to search. */
+  readonly logLines?: string[];
 }
 
 let workflowBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** The whole service on a fresh database and a free port, driven over real HTTP. */
-export const startTestApp = async ({ env = {}, rendering = 'off', studioDir }: TestAppOptions = {}): Promise<TestApp> => {
+export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, logLines }: TestAppOptions = {}): Promise<TestApp> => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-e2e-'));
   const apiKey = `rk_test_${randomBytes(16).toString('hex')}`;
   const config = loadConfig({
@@ -53,7 +55,7 @@ export const startTestApp = async ({ env = {}, rendering = 'off', studioDir }: T
     ...env,
   });
   if (rendering === 'worker') workflowBundle ??= bundleWorkflows();
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const logger = logLines ? createLogger('trace', { write: (line: string) => void logLines.push(line) }) : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const runtime = await createRuntime(config, logger, {
     runProjections: true,
     rendering,

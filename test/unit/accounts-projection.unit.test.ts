@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import { accountStream, type AccountOpened } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { accountsProjection } from '../../infrastructure/projections/accounts-projection.js';
-import { AccountRow, ApiKeyRow, StoredFileRow } from '../../infrastructure/read-models/entities.js';
+import { AccountRow, ApiKeyRow, StoredFileRow, UrlSigningKeyRow } from '../../infrastructure/read-models/entities.js';
 import { on, projectionSpec, rows } from '../support/projection-spec.js';
 import { renderCompleted } from '../support/render-events.js';
 
@@ -28,6 +28,7 @@ const openedRow: AccountRow = {
   uploadsUsed: 0,
   assetsBytes: 0,
   assetsVersion: 0,
+  apiKeyInQuery: true,
   uploadsTotal: 10_000,
   createdAt: new Date(at(0)),
 };
@@ -53,6 +54,30 @@ describe('accounts projection', () => {
       .given(opened, issued('k1'), issued('k2'))
       .when(account({ type: 'ApiKeyRevoked', data: { keyId: 'k1', revokedAt: at(2) } }))
       .then(rows(AccountRow, [openedRow]), rows(ApiKeyRow, [key('k1', true), key('k2', false)]));
+  });
+
+  it('keeps URL-signing keys with their sealed secret, the newest after a rotation, and when they were revoked', async () => {
+    const created = (keyId: string) => account({ type: 'UrlSigningKeyCreated', data: { keyId, secret: { sealed: `sealed-${keyId}` }, createdAt: at(1) } });
+    await spec()
+      .given(opened, created('s1'), created('s2'))
+      .when(
+        account({ type: 'UrlSigningKeyRotated', data: { keyId: 's1', secret: { sealed: 'sealed-s1-rotated' }, rotatedAt: at(2) } }),
+        account({ type: 'UrlSigningKeyRevoked', data: { keyId: 's2', revokedAt: at(3) } }),
+      )
+      .then(
+        rows(AccountRow, [openedRow]),
+        rows(UrlSigningKeyRow, [
+          { id: 's1', orgId, sealedSecret: 'sealed-s1-rotated', createdAt: new Date(at(1)), rotatedAt: new Date(at(2)), revokedAt: null },
+          { id: 's2', orgId, sealedSecret: 'sealed-s2', createdAt: new Date(at(1)), rotatedAt: null, revokedAt: new Date(at(3)) },
+        ]),
+      );
+  });
+
+  it('follows the setting for API keys in query strings', async () => {
+    await spec()
+      .given(opened)
+      .when(account({ type: 'AccountSettingsChanged', data: { apiKeyInQuery: false, changedAt: at(1) } }))
+      .then(rows(AccountRow, [{ ...openedRow, apiKeyInQuery: false }]));
   });
 
   it('counts the bytes of stored files in uploads; a cache hit stores none; a deletion gives them back', async () => {

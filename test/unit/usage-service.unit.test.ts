@@ -15,6 +15,7 @@ const account: AccountView = {
   uploadsUsed: 2048,
   assetsBytes: 0,
   assetsVersion: 0,
+  apiKeyInQuery: true,
   uploadsTotal: 1_000_000,
 };
 

@@ -1,0 +1,4 @@
+/** Fresh secrets for keys that sign image URLs, unguessable. */
+export interface UrlSigningSecretGenerator {
+  generate(): string;
+}
