@@ -1,0 +1,231 @@
+/**
+ * npm run bench:soak: the service started as `npm start` starts it (its own embedded PostgreSQL and
+ * Temporal dev server, in a fresh data folder), under a steady mixed load for SOAK_MINUTES (30):
+ * SOAK_CLIENTS (4) clients render the benchmark card as jpeg, png, webp and pdf in turn, every
+ * render a cache miss. Every SOAK_SAMPLE_SECONDS (10) it samples the service's RSS and the summed
+ * PSS of its node process, Chromium, PostgreSQL and Temporal. At the end it prints each family's
+ * slope after the warm-up (SOAK_WARMUP_MINUTES, 5), p50/p95 of the first and last windows
+ * (SOAK_WINDOW_MINUTES, 5, or a third of the run when shorter), the errors, and issue 26's goals;
+ * and writes a plot of memory over time (SOAK_PLOT, docs/bench-soak-memory.svg).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
+import { ms, percentile, table, verdict } from './bench/measure.js';
+import { MEMORY_FAMILIES, sampleMemory, slopePerMinute, type MemoryFamily, type MemorySample } from './bench/memory-sampler.js';
+import { lineChart } from './bench/svg-plot.js';
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
+const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 4);
+const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
+const WARMUP_MINUTES = Number(process.env.SOAK_WARMUP_MINUTES ?? Math.min(5, MINUTES / 3));
+const WINDOW_MINUTES = Number(process.env.SOAK_WINDOW_MINUTES ?? Math.min(5, MINUTES / 3));
+const PLOT = process.env.SOAK_PLOT ?? 'docs/bench-soak-memory.svg';
+const FORMATS = ['jpeg', 'png', 'webp', 'pdf'] as const;
+const COLOURS: Record<MemoryFamily | 'rss', string> = { rss: '#111827', node: '#2563eb', chromium: '#16a34a', postgres: '#9333ea', temporal: '#ea580c' };
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+
+/** `npm start` without its setup step: the same entry point, on a data folder of its own. */
+const startService = async (dataDir: string, port: number, apiKey: string) => {
+  const log = createWriteStream(path.join(dataDir, 'service.log'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'interfaces/cli/start.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BOOTSTRAP_API_KEY: apiKey,
+      DEFAULT_PLAN_CREDITS: '100000000',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      EVENTSTORE_URL: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; see ${path.join(dataDir, 'service.log')}`);
+    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error('the service was not ready within 5 minutes');
+    await sleep(500);
+  }
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
+  };
+  return { base, pid: child.pid as number, stop };
+};
+
+interface Answer {
+  readonly atSeconds: number;
+  readonly ms: number;
+  readonly ok: boolean;
+  readonly status: number;
+}
+
+const main = async () => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-soak-'));
+  const apiKey = `rk_soak_${randomBytes(16).toString('hex')}`;
+  say(`bench:soak: ${MINUTES} min, ${CLIENTS} clients, ${FORMATS.join('/')} in turn, samples every ${SAMPLE_SECONDS} s; data in ${dataDir}`);
+  const service = await startService(dataDir, await freePort(), apiKey);
+  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+  const call = async (method: string, pathname: string, body?: unknown) => {
+    const response = await fetch(`${service.base}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: text };
+  };
+  try {
+    const created = await call('POST', '/api/v2/my-templates', { name: 'Soak card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
+    if (created.status !== 200) throw new Error(`could not create the template: ${created.status} ${created.body}`);
+    const template = (JSON.parse(created.body) as { identifier: string }).identifier;
+    const content = await call('PUT', `/api/v2/my-templates/${template}/html-editor`, { html: CARD_HTML, css: CARD_CSS });
+    if (content.status !== 200) throw new Error(`could not set the template's content: ${content.status} ${content.body}`);
+
+    const started = performance.now();
+    const elapsed = () => (performance.now() - started) / 1000;
+    const endAt = MINUTES * 60;
+    const answers: Answer[] = [];
+    const errors = new Map<string, number>();
+    const samples: MemorySample[] = [];
+
+    const sampler = (async () => {
+      while (elapsed() < endAt) {
+        const sample = sampleMemory(service.pid, elapsed());
+        samples.push(sample);
+        const recent = answers.filter((answer) => answer.atSeconds > sample.atSeconds - 60);
+        say(
+          `  ${(sample.atSeconds / 60).toFixed(1).padStart(5)} min  rss ${sample.nodeRssMb.toFixed(0)} MB  pss ${MEMORY_FAMILIES.map((family) => `${family} ${sample.pssMb[family].toFixed(0)}`).join(', ')} MB  ` +
+            `last minute: ${recent.length} renders, p95 ${ms(percentile(recent.map((answer) => answer.ms), 95))} ms, errors so far ${[...errors.values()].reduce((a, b) => a + b, 0)}`,
+        );
+        await sleep(SAMPLE_SECONDS * 1000);
+      }
+    })();
+
+    let next = 0;
+    const client = async () => {
+      while (elapsed() < endAt) {
+        const index = next++;
+        const outputFormat = FORMATS[index % FORMATS.length];
+        const sent = performance.now();
+        let status = 0;
+        try {
+          status = (await call('POST', '/api/v2/render', { template, data: dataFor(index), outputFormat })).status;
+        } catch (error) {
+          errors.set(`network: ${(error as Error).message}`, (errors.get(`network: ${(error as Error).message}`) ?? 0) + 1);
+        }
+        const ok = status === 200;
+        if (!ok && status !== 0) errors.set(`HTTP ${status}`, (errors.get(`HTTP ${status}`) ?? 0) + 1);
+        answers.push({ atSeconds: (sent - started) / 1000, ms: performance.now() - sent, ok, status });
+      }
+    };
+    await Promise.all([sampler, ...Array.from({ length: CLIENTS }, client)]);
+
+    report({ samples, answers, errors });
+  } finally {
+    await service.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+const report = ({ samples, answers, errors }: { samples: readonly MemorySample[]; answers: readonly Answer[]; errors: ReadonlyMap<string, number> }) => {
+  const warm = WARMUP_MINUTES * 60;
+  const after = samples.filter((sample) => sample.atSeconds >= warm);
+  const slope = (value: (sample: MemorySample) => number) => slopePerMinute(after.map((sample) => ({ atSeconds: sample.atSeconds, value: value(sample) })));
+  const last = samples.at(-1);
+  const first = after[0];
+  say('');
+  say(`== memory (MB): slope per minute after the first ${WARMUP_MINUTES.toFixed(1)} min, least squares over ${after.length} samples`);
+  say(
+    table(
+      ['measure', 'after warm-up', 'at the end', 'slope MB/min'],
+      [
+        ['node RSS', first?.nodeRssMb.toFixed(0) ?? '-', last?.nodeRssMb.toFixed(0) ?? '-', slope((sample) => sample.nodeRssMb).toFixed(2)],
+        ...MEMORY_FAMILIES.map((family) => [`${family} PSS`, first?.pssMb[family].toFixed(0) ?? '-', last?.pssMb[family].toFixed(0) ?? '-', slope((sample) => sample.pssMb[family]).toFixed(2)]),
+        ['all PSS', first ? sum(first).toFixed(0) : '-', last ? sum(last).toFixed(0) : '-', slope(sum).toFixed(2)],
+      ],
+    ),
+  );
+
+  const windowSeconds = WINDOW_MINUTES * 60;
+  const end = Math.max(...answers.map((answer) => answer.atSeconds), 0);
+  // The first window starts after the warm-up, as the issue's figures did: a cold start is not a slow-down.
+  const firstWindow = answers.filter((answer) => answer.ok && answer.atSeconds >= warm && answer.atSeconds < warm + windowSeconds);
+  const lastWindow = answers.filter((answer) => answer.ok && answer.atSeconds >= end - windowSeconds);
+  const stats = (window: readonly Answer[]) => ({ n: window.length, p50: percentile(window.map((a) => a.ms), 50), p95: percentile(window.map((a) => a.ms), 95) });
+  const early = stats(firstWindow);
+  const late = stats(lastWindow);
+  say('');
+  say(`== latency (ms): the first ${WINDOW_MINUTES.toFixed(1)} min after the warm-up and the last ${WINDOW_MINUTES.toFixed(1)} min`);
+  say(
+    table(
+      ['window', 'renders', 'p50', 'p95', 'renders/s'],
+      [
+        ['first', String(early.n), ms(early.p50), ms(early.p95), (early.n / windowSeconds).toFixed(2)],
+        ['last', String(late.n), ms(late.p50), ms(late.p95), (late.n / windowSeconds).toFixed(2)],
+      ],
+    ),
+  );
+  const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
+  say(`renders: ${answers.length}, errors: ${errorCount}${errorCount > 0 ? ` (${[...errors].map(([what, count]) => `${what} x${count}`).join(', ')})` : ''}`);
+
+  const nodeSlope = slope((sample) => sample.nodeRssMb);
+  say('');
+  say('== goals of issue 26');
+  say(
+    table(
+      ['goal', 'measured', 'target', ''],
+      [
+        ['node RSS slope after warm-up', `${nodeSlope.toFixed(2)} MB/min`, '< 1 MB/min', verdict(nodeSlope < 1)],
+        ['last p95 vs first p95', `${(late.p95 / early.p95).toFixed(2)}x`, '<= 1.2x', verdict(late.p95 / early.p95 <= 1.2)],
+        ['errors', String(errorCount), '0', verdict(errorCount === 0)],
+      ],
+    ),
+  );
+  void writePlot(samples);
+};
+
+const sum = (sample: MemorySample) => MEMORY_FAMILIES.reduce((total, family) => total + sample.pssMb[family], 0);
+
+const writePlot = async (samples: readonly MemorySample[]) => {
+  const minutes = (sample: MemorySample) => sample.atSeconds / 60;
+  const svg = lineChart(
+    [
+      { name: 'node RSS', colour: COLOURS.rss, points: samples.map((sample) => ({ x: minutes(sample), y: sample.nodeRssMb })) },
+      ...MEMORY_FAMILIES.map((family) => ({ name: `${family} PSS`, colour: COLOURS[family], points: samples.map((sample) => ({ x: minutes(sample), y: sample.pssMb[family] })) })),
+    ],
+    {
+      title: `Memory under a ${MINUTES}-minute soak (${CLIENTS} clients, ${os.cpus().length} cores)`,
+      xLabel: 'minutes',
+      yLabel: 'MB',
+      marker: { x: WARMUP_MINUTES, label: 'end of warm-up' },
+    },
+  );
+  await mkdir(path.dirname(PLOT), { recursive: true });
+  await writeFile(PLOT, svg);
+  say(`plot: ${PLOT}`);
+};
+
+await main();
