@@ -161,7 +161,7 @@ export const decidePublishTemplateVersion = ({ data }: PublishTemplateVersion, s
   const { versions, publishedVersion } = requireOwnedActive(state, data.orgId);
   const version = data.version ?? versions.length;
   if (!Number.isInteger(version) || version < 1 || version > versions.length) {
-    throw validationError(`Template ${data.templateId} has no version ${version}`, [`version: ${version} is not a version of template ${data.templateId} (1 to ${versions.length})`]);
+    throw validationError(`Template ${data.templateId} has no version ${version}`, [`version: template ${data.templateId} has no version ${version}; it has versions 1 to ${versions.length}`]);
   }
   if (version === publishedVersion) return [];
   return [{ type: 'TemplatePublished', data: { templateId: data.templateId, version, publishedAt: data.now } }];

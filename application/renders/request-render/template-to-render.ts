@@ -14,7 +14,7 @@ export const templateToRender = async (eventStore: EventStore, latest: TemplateV
   const { template, versions } = await readTemplateVersions(eventStore, latest.orgId, latest.id);
   const version = versions[wanted - 1];
   if (!version) {
-    throw validationError(`Template ${latest.id} has no version ${wanted}`, [`templateVersion: template ${latest.id} has versions 1 to ${versions.length}`]);
+    throw validationError(`Template ${latest.id} has no version ${wanted}`, [`templateVersion: template ${latest.id} has no version ${wanted}; it has versions 1 to ${versions.length}`]);
   }
   return viewOfVersion(template, version);
 };
