@@ -72,14 +72,15 @@ export const changedParts = (before: VersionBody, after: VersionBody): TemplateP
   );
 };
 
-/** Every change after creation is a version, whatever it changed, so numbering never depends on comparing. */
-const nextVersion = (state: ActiveTemplate, after: VersionBody, at: string, restoredFrom: number | null = null): ActiveTemplate => ({
+/**
+ * Every change after creation is a version, so numbering never depends on comparing. An edit changed
+ * the part it wrote; only a restore, which writes them all, is compared (once, not on every fold of
+ * the stream a render makes).
+ */
+const nextVersion = (state: ActiveTemplate, after: VersionBody, at: string, changed: readonly TemplatePart[], restoredFrom: number | null = null): ActiveTemplate => ({
   ...state,
   ...after,
-  versions: [
-    ...state.versions,
-    { version: state.versions.length + 1, createdAt: at, changed: changedParts(state, after), restoredFrom, ...after },
-  ],
+  versions: [...state.versions, { version: state.versions.length + 1, createdAt: at, changed, restoredFrom, ...after }],
 });
 
 export const evolveTemplate = (state: Template, event: TemplateEvent): Template => {
@@ -93,24 +94,24 @@ export const evolveTemplate = (state: Template, event: TemplateEvent): Template 
       if (state.status !== 'active') return state;
       const { tags, ...rest } = event.data.changes;
       const fields = { ...state.fields, ...rest, ...(tags ? { tags: [...tags] } : {}), updatedAt: event.data.updatedAt };
-      return nextVersion(state, { fields, content: state.content, components: state.components }, event.data.updatedAt);
+      return nextVersion(state, { fields, content: state.content, components: state.components }, event.data.updatedAt, ['settings']);
     }
     case 'TemplateContentReplaced': {
       if (state.status !== 'active') return state;
       const { html, css, sampleData, mergeFields, replacedAt } = event.data;
       const fields = { ...state.fields, updatedAt: replacedAt };
-      return nextVersion(state, { fields, content: { html, css, sampleData, mergeFields }, components: state.components }, replacedAt);
+      return nextVersion(state, { fields, content: { html, css, sampleData, mergeFields }, components: state.components }, replacedAt, ['content']);
     }
     case 'TemplateComponentsReplaced': {
       if (state.status !== 'active') return state;
       const fields = { ...state.fields, updatedAt: event.data.replacedAt };
-      return nextVersion(state, { fields, content: state.content, components: event.data.components }, event.data.replacedAt);
+      return nextVersion(state, { fields, content: state.content, components: event.data.components }, event.data.replacedAt, ['components']);
     }
     case 'TemplateVersionRestored': {
       if (state.status !== 'active') return state;
       const { settings, content, components, restoredFrom, restoredAt } = event.data;
-      const fields = { ...state.fields, ...settings, tags: [...settings.tags], updatedAt: restoredAt };
-      return nextVersion(state, { fields, content, components }, restoredAt, restoredFrom);
+      const restored = { fields: { ...state.fields, ...settings, tags: [...settings.tags], updatedAt: restoredAt }, content, components };
+      return nextVersion(state, restored, restoredAt, changedParts(state, restored), restoredFrom);
     }
     case 'TemplatePublished':
       return state.status === 'active' ? { ...state, publishedVersion: event.data.version } : state;
