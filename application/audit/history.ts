@@ -55,7 +55,8 @@ export interface HistoryRow {
   actor: string;
   correlationId: string;
   requestedAt: string;
-  template: { readonly id: string; readonly revision: number; readonly name: string } | null;
+  /** `version` is the template version drawn; null for renders recorded before versions existed. */
+  template: { readonly id: string; readonly revision: number; readonly version: number | null; readonly name: string } | null;
   /** The captured page, for screenshots and PDFs. */
   url: string | null;
   format: string;
@@ -140,7 +141,7 @@ const newRow = (event: RecordedEvent<RenderEvent>): HistoryRow | null => {
       kind: 'render',
       orgId: data.orgId,
       requestedAt: data.requestedAt,
-      template: { id: data.spec.templateId, revision: data.spec.templateRevision, name: data.spec.templateName },
+      template: { id: data.spec.templateId, revision: data.spec.templateRevision, version: data.spec.templateVersion ?? null, name: data.spec.templateName },
       url: null,
       format: data.spec.format,
       data: data.spec.data,

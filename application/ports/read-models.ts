@@ -28,7 +28,12 @@ export interface TemplateView {
   readonly components: ComponentDocument | null;
   /** Derived from `components`; empty for html-editor templates (their merge fields are their properties). */
   readonly properties: readonly TemplateProperty[];
+  /** Stream revision of the version this view shows: a render pins it to reproduce that version. */
   readonly revision: number;
+  /** The version this view shows; the latest one in the read model. */
+  readonly version: number;
+  /** The version renders that name none use; null: the latest. */
+  readonly publishedVersion: number | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -124,6 +129,8 @@ export interface ResultView {
   /** Empty for captures. */
   readonly templateId: string;
   readonly templateName: string;
+  /** The template version rendered; null for captures and for renders made before versions existed. */
+  readonly templateVersion: number | null;
   /** The captured page; null for template renders. */
   readonly url: string | null;
   readonly status: 'pending' | 'done' | 'failed';

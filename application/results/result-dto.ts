@@ -35,6 +35,8 @@ export interface ResultListItemDto {
   width?: number;
   height?: number;
   templateName: string;
+  /** The template version rendered; absent for captures and renders made before versions existed. */
+  templateVersion?: number;
   createdAt: string;
 }
 
@@ -89,6 +91,7 @@ export const toResultListItem = (view: ResultView, href: string): ResultListItem
   href,
   ...dimensions(view),
   templateName: view.templateName,
+  ...(view.templateVersion !== null ? { templateVersion: view.templateVersion } : {}),
   createdAt: view.createdAt.toISOString(),
 });
 
@@ -98,6 +101,7 @@ export const toResultDetail = (view: ResultView, href: string): ResultDetailDto 
   status: view.status,
   ...dimensions(view),
   templateName: view.templateName,
+  ...(view.templateVersion !== null ? { templateVersion: view.templateVersion } : {}),
   template: view.templateId,
   createdAt: view.createdAt.toISOString(),
   ...(view.completedAt ? { completedAt: view.completedAt.toISOString() } : {}),

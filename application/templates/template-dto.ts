@@ -1,6 +1,8 @@
 import { EMPTY_COMPONENT_DOCUMENT, type ComponentDocument } from '../../domain/templates/components/component-document.js';
 import { outputExtension } from '../../domain/templates/template-settings.js';
+import type { TemplatePart } from '../../domain/templates/template.js';
 import type { TemplateView } from '../ports/read-models.js';
+import type { RecordedTemplateVersion } from './template-versions.js';
 
 /** A Template as the API spec (section 2) describes it. */
 export interface TemplateDto {
@@ -23,6 +25,31 @@ export interface TemplateDto {
   sourceTemplateId?: string;
   createdAt: string;
   updatedAt: string;
+  /** The version shown: the latest, or the one asked for. */
+  version: number;
+  /** The version renders that name none use; absent while renders use the latest. */
+  publishedVersion?: number;
+}
+
+/** One entry of a template's version list. */
+export interface TemplateVersionSummaryDto {
+  version: number;
+  createdAt: string;
+  createdBy: string;
+  /** Parts that differ from the version before; empty for version 1. */
+  changed: TemplatePart[];
+  restoredFrom?: number;
+  published: boolean;
+}
+
+/** A template as one version had it, its content or components included. */
+export interface TemplateVersionDto extends TemplateDto {
+  changed: TemplatePart[];
+  restoredFrom?: number;
+  /** html-editor templates. */
+  content?: HtmlContentDto;
+  /** canvas-editor and canvas-html templates. */
+  components?: ComponentDocument;
 }
 
 export interface PropertyDto {
@@ -82,6 +109,30 @@ export const toTemplateDto = (view: TemplateView): TemplateDto => ({
   ...(view.sourceTemplateId ? { sourceTemplateId: view.sourceTemplateId } : {}),
   createdAt: view.createdAt.toISOString(),
   updatedAt: view.updatedAt.toISOString(),
+  version: view.version,
+  ...(view.publishedVersion !== null ? { publishedVersion: view.publishedVersion } : {}),
+});
+
+/**
+ * Who made a version, in the spec's terms for `createdBy`: version 1 was made by whoever created the
+ * template; every later change came through the API, since this service has no dashboard sessions.
+ */
+const versionAuthor = (version: RecordedTemplateVersion) => (version.version === 1 ? version.fields.createdBy : 'API');
+
+export const toTemplateVersionSummary = (version: RecordedTemplateVersion, publishedVersion: number | null): TemplateVersionSummaryDto => ({
+  version: version.version,
+  createdAt: version.createdAt,
+  createdBy: versionAuthor(version),
+  changed: [...version.changed],
+  ...(version.restoredFrom !== null ? { restoredFrom: version.restoredFrom } : {}),
+  published: version.version === publishedVersion,
+});
+
+export const toTemplateVersionDto = (view: TemplateView, version: RecordedTemplateVersion): TemplateVersionDto => ({
+  ...toTemplateDto(view),
+  changed: [...version.changed],
+  ...(version.restoredFrom !== null ? { restoredFrom: version.restoredFrom } : {}),
+  ...(view.editor === 'html-editor' ? { content: toHtmlContentDto(view) } : { components: toComponentsDto(view) }),
 });
 
 /** A canvas template without components yet has an empty document. */

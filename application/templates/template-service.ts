@@ -5,13 +5,26 @@ import type { MergeFieldScanner } from '../ports/security.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
 import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
+import type { PageDto } from '../results/result-dto.js';
 import { assertUsesComponents } from '../../domain/templates/components/document-problems.js';
 import { createTemplate, type CreateTemplateInput } from './create-template/create-template.js';
 import { deleteTemplate } from './delete-template/delete-template.js';
+import { getTemplateVersion } from './get-template-version/get-template-version.js';
+import { listTemplateVersions } from './list-template-versions/list-template-versions.js';
+import { publishTemplateVersion } from './publish-template-version/publish-template-version.js';
 import { replaceTemplateComponents } from './replace-template-components/replace-template-components.js';
 import { replaceTemplateContent, type HtmlContentInput } from './replace-template-content/replace-template-content.js';
+import { restoreTemplateVersion } from './restore-template-version/restore-template-version.js';
 import type { TemplateCommandDeps } from './template-command.js';
-import { toComponentsDto, toHtmlContentDto, toTemplateDto, type HtmlContentDto, type TemplateDto } from './template-dto.js';
+import {
+  toComponentsDto,
+  toHtmlContentDto,
+  toTemplateDto,
+  type HtmlContentDto,
+  type TemplateDto,
+  type TemplateVersionDto,
+  type TemplateVersionSummaryDto,
+} from './template-dto.js';
 import { updateTemplate } from './update-template/update-template.js';
 
 export interface TemplateServiceDeps extends TemplateCommandDeps {
@@ -87,6 +100,30 @@ export const createTemplateService = (deps: TemplateServiceDeps) => {
       requireScope(context, 'templates');
       await replaceTemplateContent(deps, context, templateId, input);
       return toHtmlContentDto(await findView(context, templateId));
+    },
+
+    async listVersions(context: RequestContext, templateId: string, page: { readonly page: number; readonly size: number }): Promise<PageDto<TemplateVersionSummaryDto>> {
+      requireScope(context, 'templates');
+      return listTemplateVersions(deps.eventStore, context, templateId, page);
+    },
+
+    async getVersion(context: RequestContext, templateId: string, version: number): Promise<TemplateVersionDto> {
+      requireScope(context, 'templates');
+      return getTemplateVersion(deps.eventStore, context, templateId, version);
+    },
+
+    /** Publishes `version`, or the latest; answers the template, which shows its publishedVersion. */
+    async publish(context: RequestContext, templateId: string, version: number | undefined): Promise<TemplateDto> {
+      requireScope(context, 'templates');
+      await publishTemplateVersion(deps, context, templateId, version);
+      return toTemplateDto(await findView(context, templateId));
+    },
+
+    /** Restores `version` as a new version; answers the template as it now is. */
+    async restore(context: RequestContext, templateId: string, version: number): Promise<TemplateDto> {
+      requireScope(context, 'templates');
+      await restoreTemplateVersion(deps, context, templateId, version);
+      return toTemplateDto(await findView(context, templateId));
     },
   };
 };

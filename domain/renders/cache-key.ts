@@ -2,7 +2,7 @@ import { canonicalJson } from '../shared/canonical-json.js';
 import type { RenderSpec } from './render-events.js';
 
 /**
- * What makes two renders produce the same file: the template's content revision and everything of
+ * What makes two renders produce the same file: the template version rendered and everything of
  * the request that changes pixels, plus the client's `version`, plus the organization's uploaded
  * fonts and images as they stand (`assetsVersion` moves with each upload and deletion: a template may
  * name a font or an image that came or went since). The file name and link expiry do not change
@@ -12,6 +12,8 @@ export const cacheMaterial = (orgId: string, spec: RenderSpec, version: string |
   canonicalJson({
     orgId,
     templateId: spec.templateId,
+    // The stream revision of the version rendered, one per version (publishing makes none): keying on it
+    // keys on the version, and keys made before versions existed stay what they were.
     templateRevision: spec.templateRevision,
     format: spec.format,
     width: spec.width,

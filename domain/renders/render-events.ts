@@ -16,6 +16,8 @@ export interface RenderSpec {
   readonly templateId: string;
   /** Stream revision of the template used: the render is reproducible after later edits. */
   readonly templateRevision: number;
+  /** The template version that revision is; absent in requests made before templates had versions. */
+  readonly templateVersion?: number;
   readonly templateName: string;
   readonly editor: Editor;
   readonly format: OutputFormat;

@@ -51,9 +51,22 @@ export interface DeleteTemplate {
   readonly data: { readonly templateId: string; readonly orgId: string; readonly now: string };
 }
 
+export interface PublishTemplateVersion {
+  readonly type: 'PublishTemplateVersion';
+  /** Without `version`, the latest one is published. */
+  readonly data: { readonly templateId: string; readonly orgId: string; readonly version?: number; readonly now: string };
+}
+
+export interface RestoreTemplateVersion {
+  readonly type: 'RestoreTemplateVersion';
+  readonly data: { readonly templateId: string; readonly orgId: string; readonly version: number; readonly now: string };
+}
+
 export type TemplateCommand =
   | CreateTemplate
   | UpdateTemplate
   | ReplaceTemplateContent
   | ReplaceTemplateComponents
-  | DeleteTemplate;
+  | DeleteTemplate
+  | PublishTemplateVersion
+  | RestoreTemplateVersion;

@@ -5,8 +5,10 @@ import { assertJsonFieldSizes } from '../shared/json-size.js';
 import type {
   CreateTemplate,
   DeleteTemplate,
+  PublishTemplateVersion,
   ReplaceTemplateComponents,
   ReplaceTemplateContent,
+  RestoreTemplateVersion,
   TemplateCommand,
   UpdateTemplate,
 } from './template-commands.js';
@@ -17,11 +19,13 @@ import type {
   TemplateCreated,
   TemplateDeleted,
   TemplateEvent,
+  TemplatePublished,
   TemplateUpdated,
+  TemplateVersionRestored,
 } from './template-events.js';
 import { assertUsesComponents, documentProblems } from './components/document-problems.js';
 import { deriveProperties } from './components/template-properties.js';
-import { evolveTemplate, initialTemplate, type Template, type TemplateFields } from './template.js';
+import { changedParts, evolveTemplate, initialTemplate, settingsOf, type ActiveTemplate, type Template, type TemplateFields } from './template.js';
 import {
   assertFormatFitsEditor,
   assertRenderableSize,
@@ -31,8 +35,6 @@ import {
   SCALE_FACTOR,
   supportsVideo,
 } from './template-settings.js';
-
-type ActiveTemplate = Extract<Template, { status: 'active' }>;
 
 /** Another organization's template is reported exactly like a missing one, so ids leak nothing. */
 const requireOwnedActive = (state: Template, orgId: string): ActiveTemplate => {
@@ -151,6 +153,42 @@ export const decideDeleteTemplate = ({ data }: DeleteTemplate, state: Template):
   return [{ type: 'TemplateDeleted', data: { templateId: data.templateId, deletedAt: data.now } }];
 };
 
+/**
+ * A version named in a request body that does not exist is the request's fault (400), as a render of
+ * a missing template is; one named in a path is a missing resource (404).
+ */
+export const decidePublishTemplateVersion = ({ data }: PublishTemplateVersion, state: Template): TemplatePublished[] => {
+  const { versions, publishedVersion } = requireOwnedActive(state, data.orgId);
+  const version = data.version ?? versions.length;
+  if (!Number.isInteger(version) || version < 1 || version > versions.length) {
+    throw validationError(`Template ${data.templateId} has no version ${version}`, [`version: template ${data.templateId} has no version ${version}; it has versions 1 to ${versions.length}`]);
+  }
+  if (version === publishedVersion) return [];
+  return [{ type: 'TemplatePublished', data: { templateId: data.templateId, version, publishedAt: data.now } }];
+};
+
+/** A new version equal to an old one; restoring what the template already is records nothing, as a no-op PATCH. */
+export const decideRestoreTemplateVersion = ({ data }: RestoreTemplateVersion, state: Template): TemplateVersionRestored[] => {
+  const current = requireOwnedActive(state, data.orgId);
+  const restored = current.versions[data.version - 1];
+  if (!restored) throw notFound(`Template version ${data.version}`);
+  if (changedParts(current, restored).length === 0) return [];
+  return [
+    {
+      type: 'TemplateVersionRestored',
+      data: {
+        templateId: data.templateId,
+        restoredFrom: restored.version,
+        settings: settingsOf(restored.fields),
+        content: restored.content,
+        components: restored.components,
+        properties: restored.components ? deriveProperties(restored.components) : [],
+        restoredAt: data.now,
+      },
+    },
+  ];
+};
+
 export const decideTemplate = (command: TemplateCommand, state: Template): TemplateEvent[] => {
   switch (command.type) {
     case 'CreateTemplate':
@@ -163,6 +201,10 @@ export const decideTemplate = (command: TemplateCommand, state: Template): Templ
       return decideReplaceTemplateComponents(command, state);
     case 'DeleteTemplate':
       return decideDeleteTemplate(command, state);
+    case 'PublishTemplateVersion':
+      return decidePublishTemplateVersion(command, state);
+    case 'RestoreTemplateVersion':
+      return decideRestoreTemplateVersion(command, state);
     default:
       return assertNever(command);
   }

@@ -16,6 +16,26 @@ export interface TemplateChanges {
   readonly tags?: readonly string[];
 }
 
+/** A template's settings as one version has them: what a PATCH can change, and its video timing. */
+export interface VersionSettings {
+  readonly name: string;
+  readonly width: number;
+  readonly height: number;
+  readonly outputFormat: OutputFormat;
+  readonly quality: number;
+  readonly scaleFactor: number;
+  readonly tags: readonly string[];
+  readonly recordDuration: number | null;
+  readonly fps: Fps | null;
+}
+
+export interface HtmlContent {
+  readonly html: string;
+  readonly css: string;
+  readonly sampleData: Record<string, unknown>;
+  readonly mergeFields: readonly string[];
+}
+
 export type TemplateCreated = DomainEvent<
   'TemplateCreated',
   {
@@ -69,12 +89,35 @@ export type TemplateComponentsReplaced = DomainEvent<
 
 export type TemplateDeleted = DomainEvent<'TemplateDeleted', { templateId: string; deletedAt: string }>;
 
+/** Renders that name no version use this one from now on; edits go on making later versions. */
+export type TemplatePublished = DomainEvent<'TemplatePublished', { templateId: string; version: number; publishedAt: string }>;
+
+/**
+ * A new version equal to version `restoredFrom`. It carries that version whole, so the stream alone
+ * (a projection, an audit) tells what the template became without folding the history again.
+ */
+export type TemplateVersionRestored = DomainEvent<
+  'TemplateVersionRestored',
+  {
+    templateId: string;
+    restoredFrom: number;
+    settings: VersionSettings;
+    content: HtmlContent | null;
+    components: ComponentDocument | null;
+    /** Derived from `components` (empty without them), as TemplateComponentsReplaced records them. */
+    properties: TemplateProperty[];
+    restoredAt: string;
+  }
+>;
+
 export type TemplateEvent =
   | TemplateCreated
   | TemplateUpdated
   | TemplateContentReplaced
   | TemplateComponentsReplaced
-  | TemplateDeleted;
+  | TemplateDeleted
+  | TemplatePublished
+  | TemplateVersionRestored;
 
 export const isTemplateEvent = eventGuard<TemplateEvent>({
   TemplateCreated: true,
@@ -82,4 +125,6 @@ export const isTemplateEvent = eventGuard<TemplateEvent>({
   TemplateContentReplaced: true,
   TemplateComponentsReplaced: true,
   TemplateDeleted: true,
+  TemplatePublished: true,
+  TemplateVersionRestored: true,
 });

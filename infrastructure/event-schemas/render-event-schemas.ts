@@ -11,6 +11,8 @@ const size = z.number().int().positive();
 const renderSpec = z.object({
   templateId: id,
   templateRevision: z.number().int().nonnegative(),
+  // Optional rather than a new version: requests made before versions existed did not record one.
+  templateVersion: z.number().int().positive().optional(),
   templateName: z.string(),
   editor: z.enum(EDITORS),
   format: z.enum(OUTPUT_FORMATS),

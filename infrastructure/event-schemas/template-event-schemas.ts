@@ -17,6 +17,22 @@ const componentDocument = z.object({
   ),
 });
 
+const properties = z.array(
+  z.object({
+    key: z.string(),
+    type: z.enum(PROPERTY_INPUTS),
+    defaultValue: z.string(),
+    componentId: id,
+    componentType: z.enum(COMPONENT_TYPES),
+    property: z.string(),
+    locked: z.boolean(),
+  }),
+);
+
+const htmlContent = z.object({ html: z.string(), css: z.string(), sampleData: jsonObject, mergeFields: z.array(z.string()) });
+
+const version = z.number().int().positive();
+
 export const templateEventSchemas: EventSchemas<TemplateEvent> = {
   /**
    * v1 (before video and duplication) had no recordDuration, fps or sourceTemplateId and could
@@ -77,19 +93,31 @@ export const templateEventSchemas: EventSchemas<TemplateEvent> = {
     z.object({
       templateId: id,
       components: componentDocument,
-      properties: z.array(
-        z.object({
-          key: z.string(),
-          type: z.enum(PROPERTY_INPUTS),
-          defaultValue: z.string(),
-          componentId: id,
-          componentType: z.enum(COMPONENT_TYPES),
-          property: z.string(),
-          locked: z.boolean(),
-        }),
-      ),
+      properties,
       replacedAt: isoTime,
     }),
   ),
   TemplateDeleted: eventSchema(z.object({ templateId: id, deletedAt: isoTime })),
+  TemplatePublished: eventSchema(z.object({ templateId: id, version, publishedAt: isoTime })),
+  TemplateVersionRestored: eventSchema(
+    z.object({
+      templateId: id,
+      restoredFrom: version,
+      settings: z.object({
+        name: z.string(),
+        width: z.number().int(),
+        height: z.number().int(),
+        outputFormat,
+        quality: z.number().int(),
+        scaleFactor: z.number(),
+        tags: z.array(z.string()),
+        recordDuration: z.number().int().nullable(),
+        fps: fps.nullable(),
+      }),
+      content: htmlContent.nullable(),
+      components: componentDocument.nullable(),
+      properties,
+      restoredAt: isoTime,
+    }),
+  ),
 };

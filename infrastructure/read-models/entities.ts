@@ -31,8 +31,15 @@ export const TemplateRow = defineEntity({
     properties: p.json<TemplateProperty[]>().nullable(),
     preview: p.string().nullable(),
     deleted: p.boolean().default(false),
-    /** Stream revision the row reflects: the render cache keys on it. */
+    /**
+     * Stream revision of the latest version (the change the row shows): renders of the latest pin it,
+     * and the render cache keys on it. Publishing is no version and leaves it.
+     */
     revision: p.integer(),
+    /** Number of the latest version: 1 + the changes since creation. */
+    version: p.integer().default(1),
+    /** The version renders without a templateVersion use; null: the latest. */
+    publishedVersion: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -105,6 +112,8 @@ export const ResultRow = defineEntity({
     kind: p.string().default('template'),
     templateId: p.string(),
     templateName: p.string(),
+    /** The template version rendered; null for captures and for renders made before versions existed. */
+    templateVersion: p.integer().nullable(),
     /** The captured page; null for template renders. */
     url: p.text().nullable(),
     status: p.string(),

@@ -18,6 +18,7 @@ const toView = (row: ResultRow): ResultView => ({
   kind: row.kind as ResultView['kind'],
   templateId: row.templateId,
   templateName: row.templateName,
+  templateVersion: row.templateVersion ?? null,
   url: row.url ?? null,
   status: row.status as ResultView['status'],
   format: row.format,

@@ -15,6 +15,8 @@ const toView = (row: TemplateRow): TemplateView => ({
   createdBy: row.createdBy,
   mergeFields: row.mergeFields,
   revision: row.revision,
+  version: row.version,
+  publishedVersion: row.publishedVersion ?? null,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   editor: row.editor as Editor,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { isAsynchronousFormat, OUTPUT_FORMATS, outputContentType } from '../../domain/renders/output-formats.js';
 import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
-import { ErrorBody, IdParam } from '../schemas/common.js';
+import { ErrorBody, IdParam, VersionParams } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
 import { CaptureResponse, PdfBody, RequestRecord, RequestsQuery, ScreenshotBody, V1RenderBody, V1RenderQuery, V1RenderResponse } from '../schemas/v1-schemas.js';
@@ -38,9 +38,13 @@ import {
   CreateTemplateV1Body,
   HtmlContentBody,
   ListTemplatesQuery,
+  ListTemplateVersionsQuery,
   PatchTemplateBody,
+  PublishTemplateBody,
   TemplateSchema,
   TemplateContent,
+  TemplateVersionDetail,
+  TemplateVersionPage,
 } from '../schemas/template-schemas.js';
 
 const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
@@ -135,6 +139,32 @@ const paths: ZodOpenApiPathsObject = {
       ComponentDocumentBody,
       { requestParams: { path: IdParam }, requestBody: json(ComponentDocumentBody) },
     ),
+  },
+  '/api/v2/my-templates/{templateId}/versions': {
+    get: operation(
+      'listTemplateVersions',
+      'templates',
+      'An extension of this service: list the versions of a template, newest first (1 is the template as created; every change of settings, content or components makes the next)',
+      'One page of versions',
+      TemplateVersionPage,
+      { requestParams: { path: IdParam, query: ListTemplateVersionsQuery } },
+    ),
+  },
+  '/api/v2/my-templates/{templateId}/versions/{version}': {
+    get: operation('getTemplateVersion', 'templates', 'An extension of this service: read a template as one version had it, content or components included (404 for a version it never had)', 'The template at that version', TemplateVersionDetail, {
+      requestParams: { path: VersionParams },
+    }),
+  },
+  '/api/v2/my-templates/{templateId}/versions/{version}/restore': {
+    post: operation('restoreTemplateVersion', 'templates', 'An extension of this service: make a new version equal to an old one (nothing changes when the template already equals it; 404 for a version it never had)', 'The template after the restore', TemplateSchema, {
+      requestParams: { path: VersionParams },
+    }),
+  },
+  '/api/v2/my-templates/{templateId}/publish': {
+    post: operation('publishTemplateVersion', 'templates', 'An extension of this service: publish a version (the latest without a body); renders without templateVersion use it while edits go on', 'The template, with its publishedVersion', TemplateSchema, {
+      requestParams: { path: IdParam },
+      requestBody: { required: false, ...json(PublishTemplateBody) },
+    }),
   },
   '/api/v2/results': {
     get: operation('listResults', 'results', 'List render results, newest first', 'One page of results', ResultPage, { requestParams: { query: ListResultsQuery } }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEMPLATE_PARTS } from '../../domain/templates/template.js';
 
 /** A moment in a query: an ISO 8601 timestamp, or a date meaning its midnight UTC. */
 const moment = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).meta({ description: 'ISO 8601 timestamp or date (UTC)' });
@@ -25,7 +26,14 @@ const HistoryRow = z
     actor: z.string().meta({ description: 'Id of the API key that asked, or "system"' }),
     correlationId: z.string(),
     requestedAt: at,
-    template: z.object({ id: z.string(), revision: z.number().int(), name: z.string() }).nullable(),
+    template: z
+      .object({
+        id: z.string(),
+        revision: z.number().int(),
+        version: z.number().int().nullable().meta({ description: 'The template version the render drew; null for renders recorded before versions existed' }),
+        name: z.string(),
+      })
+      .nullable(),
     url: z.string().nullable(),
     format: z.string(),
     data: z.record(z.string(), z.unknown()).nullable(),
@@ -68,6 +76,17 @@ export const TemplateSnapshotSchema = z
     at,
     revision: z.number().int(),
     changedAt: at,
+    version: z.number().int().meta({ description: 'The template version at that moment' }),
+    publishedVersion: z.number().int().nullable().meta({ description: 'The version renders without templateVersion then used; null: the latest' }),
+    versions: z.array(
+      z.object({
+        version: z.number().int(),
+        createdAt: at,
+        changed: z.array(z.enum(TEMPLATE_PARTS)),
+        restoredFrom: z.number().int().nullable(),
+        revision: z.number().int().meta({ description: 'Stream revision of the change that made the version, as renders record it' }),
+      }),
+    ),
     deletedAt: at.nullable(),
     settings: z.record(z.string(), z.unknown()),
     content: z.object({ html: z.string(), css: z.string(), sampleData: z.record(z.string(), z.unknown()), mergeFields: z.array(z.string()) }).nullable(),

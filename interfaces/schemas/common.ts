@@ -20,3 +20,8 @@ export const pageQuery = {
 };
 
 export const IdParam = z.object({ templateId: z.string().min(1).max(200) });
+
+/** A version number: 1 for the template as created, one more for each change. */
+export const versionNumber = z.coerce.number().int().min(1).max(1_000_000);
+
+export const VersionParams = IdParam.extend({ version: versionNumber.meta({ description: 'Template version number' }) });

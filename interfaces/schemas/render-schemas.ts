@@ -16,6 +16,16 @@ export const RenderBody = z
       .optional(),
     webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).optional(),
     version: z.string().max(200).optional(),
+    templateVersion: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .meta({
+        description:
+          'An extension of this service: the template version to render, exactly as it was (settings, content, components). Without it the published version, else the latest. A version the template does not have is a 400',
+      }),
     metadata: z.record(z.string(), z.unknown()).optional(),
     batchName: z.string().min(1).max(200).optional(),
     cache: z.boolean().optional(),

@@ -25,6 +25,7 @@ export const ResultListItem = z
     width: z.number().int().optional(),
     height: z.number().int().optional(),
     templateName: z.string(),
+    templateVersion: z.number().int().optional().meta({ description: 'An extension of this service: the template version rendered; absent for captures and renders made before versions existed' }),
     createdAt: z.string().meta({ description: 'ISO 8601 UTC' }),
   })
   .meta({ id: 'RenderResultListItem' });

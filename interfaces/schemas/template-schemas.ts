@@ -8,7 +8,10 @@ import {
   SCALE_FACTOR,
   TEMPLATE_SIZE,
 } from '../../domain/templates/template-settings.js';
-import { pageQuery, queryList } from './common.js';
+import { TEMPLATE_PARTS } from '../../domain/templates/template.js';
+import { ComponentDocumentBody } from './component-schemas.js';
+import { pageQuery, queryList, versionNumber } from './common.js';
+import { ResultPage } from './result-schemas.js';
 
 const name = z.string().trim().min(1).max(255);
 const dimension = z.number().int().min(TEMPLATE_SIZE.min).max(TEMPLATE_SIZE.max);
@@ -100,9 +103,42 @@ export const TemplateSchema = z
     sourceTemplateId: z.string().optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    version: z.number().int().meta({ description: 'An extension of this service: the version shown (the latest in the template itself); 1 at creation, one more for each change of settings, content or components' }),
+    publishedVersion: z.number().int().optional().meta({ description: 'An extension of this service: the version renders without templateVersion use; absent while they use the latest' }),
   })
   .meta({ id: 'Template' });
 
 export const TemplateContent = z
   .object({ html: z.string(), css: z.string(), sampleData: z.record(z.string(), z.unknown()) })
   .meta({ id: 'TemplateContent' });
+
+export const ListTemplateVersionsQuery = z.object(pageQuery);
+
+export const PublishTemplateBody = z
+  .object({ version: versionNumber.optional().meta({ description: 'The version to publish; the latest when absent. One the template does not have is a 400' }) })
+  .strict()
+  .meta({ id: 'PublishTemplateRequest' });
+
+const changed = z.array(z.enum(TEMPLATE_PARTS)).meta({ description: 'Parts that differ from the version before; empty for version 1' });
+const restoredFrom = z.number().int().optional().meta({ description: 'The version this one restored' });
+
+export const TemplateVersionSummary = z
+  .object({
+    version: z.number().int(),
+    createdAt: z.string().meta({ description: 'ISO 8601 UTC' }),
+    createdBy: z.string().meta({ description: 'As Template.createdBy: an e-mail, or the literal API for changes made without a dashboard session' }),
+    changed,
+    restoredFrom,
+    published: z.boolean(),
+  })
+  .meta({ id: 'TemplateVersionSummary' });
+
+export const TemplateVersionDetail = TemplateSchema.extend({
+  changed,
+  restoredFrom,
+  content: TemplateContent.optional().meta({ description: 'html-editor templates' }),
+  components: ComponentDocumentBody.optional().meta({ description: 'canvas-editor and canvas-html templates' }),
+}).meta({ id: 'TemplateVersion', description: 'The template as the version had it; updatedAt is when the version was made' });
+
+/** Newest first, in the page wrapper results use. */
+export const TemplateVersionPage = ResultPage.extend({ content: z.array(TemplateVersionSummary) }).meta({ id: 'PageTemplateVersion' });

@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import type { AppServices } from '../http/app-services.js';
-import { IdParam } from '../schemas/common.js';
+import { IdParam, VersionParams } from '../schemas/common.js';
 import { RenderBody } from '../schemas/render-schemas.js';
 import { ComponentDocumentBody, parseComponentDocument } from '../schemas/component-schemas.js';
 import { PdfBody, ScreenshotBody } from '../schemas/v1-schemas.js';
 import { FontIdParam, ListResultsQuery, ListUploadsQuery, ResultIdParam, UploadIdParam } from '../schemas/result-schemas.js';
-import { CreateTemplateBody, HtmlContentBody, ListTemplatesQuery, PatchTemplateBody } from '../schemas/template-schemas.js';
+import {
+  CreateTemplateBody,
+  HtmlContentBody,
+  ListTemplatesQuery,
+  ListTemplateVersionsQuery,
+  PatchTemplateBody,
+  PublishTemplateBody,
+} from '../schemas/template-schemas.js';
 import { PatchSettingsBody, SignedUrlBody, SigningKeyIdParam } from '../schemas/url-signing-schemas.js';
 import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
 import { authedProcedure, router } from './trpc.js';
@@ -35,6 +42,14 @@ export const createAppRouter = ({ templates, results, usage, fonts, uploads, ren
       putComponents: authedProcedure
         .input(IdParam.extend({ document: ComponentDocumentBody }))
         .mutation(({ ctx, input }) => templates.replaceComponents(ctx.context, input.templateId, parseComponentDocument(input.document))),
+      versions: authedProcedure
+        .input(IdParam.extend(ListTemplateVersionsQuery.partial().shape))
+        .query(({ ctx, input }) => templates.listVersions(ctx.context, input.templateId, { page: input.page ?? 0, size: input.size ?? 20 })),
+      version: authedProcedure.input(VersionParams).query(({ ctx, input }) => templates.getVersion(ctx.context, input.templateId, input.version)),
+      publish: authedProcedure
+        .input(IdParam.extend(PublishTemplateBody.shape))
+        .mutation(({ ctx, input }) => templates.publish(ctx.context, input.templateId, input.version)),
+      restore: authedProcedure.input(VersionParams).mutation(({ ctx, input }) => templates.restore(ctx.context, input.templateId, input.version)),
     }),
     results: router({
       list: authedProcedure.input(ListResultsQuery.partial().optional()).query(({ ctx, input }) =>

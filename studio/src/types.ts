@@ -19,3 +19,5 @@ export type Font = Schemas['Font'];
 export type CustomFont = Schemas['CustomFont'];
 export type Upload = Schemas['Upload'];
 export type UploadPage = Schemas['PageUpload'];
+export type TemplateVersionPage = Schemas['PageTemplateVersion'];
+export type TemplateVersionSummary = Schemas['TemplateVersionSummary'];

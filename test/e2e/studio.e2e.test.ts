@@ -113,6 +113,33 @@ describe('the template studio', () => {
     expect(content.body).toMatchObject({ html: '<div style="position:fixed;inset:0;background:{{bg}}"></div>', sampleData: { bg: '#0000ff' } });
   });
 
+  it('lists the versions of a template: previews an old one, publishes it while editing goes on, restores one', async () => {
+    const templateId = await createTemplate({ name: 'Versioned', editor: 'html-editor', width: 200, height: 100 });
+    const versionNow = async () => (await app.call('GET', `/api/v2/my-templates/${templateId}`)).body.version as number;
+    await typeInto('HTML', '<div style="position:fixed;inset:0;background:#ff0000"></div>');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [255, 0, 0], 'a red preview');
+    const red = await versionNow();
+    await typeInto('HTML', '<div style="position:fixed;inset:0;background:#00ff00"></div>');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 255, 0], 'a green preview');
+    const green = await versionNow();
+
+    await field(`Preview version ${red}`, 'button').click();
+    await waitForColour('[data-testid=version-preview]', 0.5, 0.5, [255, 0, 0], 'the red version previewed');
+
+    await field(`Publish version ${red}`, 'button').click();
+    await page.waitForSelector(`tr[data-version="${red}"][aria-current="true"]`);
+    expect((await app.call('GET', `/api/v2/my-templates/${templateId}`)).body.publishedVersion).toBe(red);
+    // The editor's preview follows the typing, not the published version.
+    await typeInto('HTML', '<div style="position:fixed;inset:0;background:#0000ff"></div>');
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 0, 255], 'a blue preview while version red is published');
+
+    await field(`Restore version ${green}`, 'button').click();
+    await waitForColour('[data-testid=preview]', 0.5, 0.5, [0, 255, 0], 'the restored green version in the editor');
+    expect(await page.$eval('::-p-aria([name="HTML"][role="textbox"])', (element) => (element as unknown as { value: string }).value)).toContain('#00ff00');
+    const content = await app.call('GET', `/api/v2/my-templates/${templateId}/html-editor`);
+    expect(content.body.html).toContain('#00ff00');
+  });
+
   it("never runs a template's HTML in the studio itself", async () => {
     await createTemplate({ name: 'Hostile', editor: 'html-editor', width: 200, height: 100 });
     await typeInto('HTML', '<img src="x" onerror="window.parent.__studioPwned = 1"><script>window.parent.__studioPwned = 2</script><p style="background:#00ff00;position:fixed;inset:0">x</p>');

@@ -109,6 +109,17 @@ describe('tRPC typed client: template use cases', () => {
     expect(await client.templates.get.query({ templateId: created.identifier })).toEqual(png);
   });
 
+  it('lists, reads, publishes and restores template versions', async () => {
+    const client = clientFor(app.apiKey);
+    const created = await client.templates.create.mutate(card);
+    await client.templates.update.mutate({ templateId: created.identifier, changes: { width: 800 } });
+    const versions = await client.templates.versions.query({ templateId: created.identifier });
+    expect(versions.content.map((entry) => [entry.version, entry.changed])).toEqual([[2, ['settings']], [1, []]]);
+    expect(await client.templates.version.query({ templateId: created.identifier, version: 1 })).toMatchObject({ version: 1, width: 1200 });
+    expect(await client.templates.publish.mutate({ templateId: created.identifier, version: 1 })).toMatchObject({ version: 2, publishedVersion: 1 });
+    expect(await client.templates.restore.mutate({ templateId: created.identifier, version: 1 })).toMatchObject({ version: 3, width: 1200, publishedVersion: 1 });
+  });
+
   it('replaces and reads html-editor content, listing merge fields as properties', async () => {
     const client = clientFor(app.apiKey);
     const created = await client.templates.create.mutate(card);

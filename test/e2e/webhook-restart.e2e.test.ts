@@ -128,7 +128,7 @@ describe('a webhook receiver down across a worker restart', () => {
     const [post] = received;
     if (!post) throw new Error('no post');
     expect(post.headers['webhook-id']).toBe(deliveryId);
-    expect(JSON.parse(post.body)).toEqual({ requestId, href, request: { template: templateId, data: { title: 'Later' }, cache: false, webhookUrl } });
+    expect(JSON.parse(post.body)).toEqual({ requestId, href, request: { template: templateId, data: { title: 'Later' }, cache: false, webhookUrl }, templateVersion: 2 });
     const orgId = (await app.runtime.eventStore.readStream(renderStream(requestId)))[0]?.metadata.orgId ?? '';
     const { secret } = await app.runtime.services.accounts.webhookSecret(orgId);
     expect(post.headers['webhook-signature']).toBe(`v1,${expectedSignature(secret, post)}`);

@@ -115,6 +115,8 @@ describe('signed webhooks', () => {
       requestId,
       href,
       request: { template: templateId, data: { title: 'Hook' }, outputFormat: 'png', cache: false, webhookUrl: target.url, metadata: { ref: 'w1' } },
+      // Created, then its content written: version 2.
+      templateVersion: 2,
     });
     expect(post.headers['content-type']).toBe('application/json');
     const timestamp = String(post.headers['webhook-timestamp']);
@@ -174,7 +176,7 @@ describe('signed webhooks', () => {
     expect(detail).toMatchObject({ cached: true, webhook: { attempts: 1, lastStatusCode: 200 } });
     const bodies = target.posts().map((post) => JSON.parse(post.body));
     expect(bodies.map((body) => body.requestId)).toEqual([first.requestId, second.body.requestId]);
-    expect(bodies[1]).toEqual({ requestId: second.body.requestId, href: second.body.href, request: { template: templateId, data, outputFormat: 'png', webhookUrl: target.url } });
+    expect(bodies[1]).toEqual({ requestId: second.body.requestId, href: second.body.href, request: { template: templateId, data, outputFormat: 'png', webhookUrl: target.url }, templateVersion: 2 });
   });
 
   it('counts a receiver that is not listening as a failed attempt with no status code', { timeout: 60_000 }, async () => {

@@ -56,7 +56,7 @@ describe('audit history replayed from the event log', () => {
       actor: keys.renderer,
       correlationId: requests.rendered,
       requestedAt: at(100),
-      template: { id: history.templateId, revision: 1, name: 'Card' },
+      template: { id: history.templateId, revision: 1, version: null, name: 'Card' },
       url: null,
       format: 'png',
       data: { title: 'First' },
@@ -88,7 +88,7 @@ describe('audit history replayed from the event log', () => {
     expect(row.get(requests.failed)).toMatchObject({
       status: 'failed',
       failureReason: 'Page crashed',
-      template: { id: history.templateId, revision: 2, name: 'Card v2' },
+      template: { id: history.templateId, revision: 2, version: null, name: 'Card v2' },
       states: [
         { state: 'requested', at: at(300) },
         { state: 'failed', at: at(302), detail: { reason: 'Page crashed' } },
@@ -195,13 +195,18 @@ describe('audit history replayed from the event log', () => {
       templateId: history.templateId,
       revision: 1,
       changedAt: at(11),
+      version: 2,
+      versions: [
+        { version: 1, revision: 0, changed: [], restoredFrom: null },
+        { version: 2, revision: 1, changed: ['content'], restoredFrom: null },
+      ],
       deletedAt: null,
       settings: { name: 'Card', width: 1200, height: 630 },
       content: { html: '<h1>{{title}}</h1>', css: 'h1{color:red}', sampleData: { title: 'Hello' } },
       properties: [{ key: 'title', type: 'text', defaultValue: 'Hello' }],
     });
     const afterEdit = await audit.templateSnapshot(history.templateId, new Date(at(151)));
-    expect(afterEdit).toMatchObject({ revision: 2, settings: { name: 'Card v2', width: 800, height: 630 } });
+    expect(afterEdit).toMatchObject({ revision: 2, version: 3, settings: { name: 'Card v2', width: 800, height: 630 } });
     // Before its creation it did not exist; the first render's revision explains its output.
     await expect(audit.templateSnapshot(history.templateId, new Date(at(9)))).rejects.toMatchObject({ code: 'not_found' });
     const atCreation = await audit.templateSnapshot(history.templateId, new Date(at(10)));

@@ -172,6 +172,8 @@ const createdRow = (templateId: string, orgId: string): Row => ({
   preview: null,
   deleted: false,
   revision: 0,
+  version: 1,
+  published_version: null,
   created_at: new Date(at(0)),
   updated_at: new Date(at(0)),
 });
@@ -275,6 +277,7 @@ describe('projection specs (events -> read-model rows)', () => {
               width: 800,
               output_format: 'png',
               revision: 2,
+              version: 3,
               updated_at: new Date(at(20)),
             },
           ],
@@ -314,6 +317,7 @@ describe('projection specs (events -> read-model rows)', () => {
               sample_data: { title: 'Hello', nested: { n: [1, 2] } },
               merge_fields: ['title', 'subtitle'],
               revision: 2,
+              version: 3,
               updated_at: new Date(at(30)),
             },
           ],
@@ -340,7 +344,7 @@ describe('projection specs (events -> read-model rows)', () => {
         )
         .then({
           templates: [
-            { ...createdRow(first, orgId), name: 'Only me', revision: 1, updated_at: new Date(at(3)) },
+            { ...createdRow(first, orgId), name: 'Only me', revision: 1, version: 2, updated_at: new Date(at(3)) },
             { ...createdRow(second, orgId), deleted: true, revision: 1, updated_at: new Date(at(4)) },
           ],
         });

@@ -58,6 +58,7 @@ const resultView = ({ deleted: _deleted, fileDeleted: _fileDeleted, ...row }: Re
   kind: row.kind as ResultView['kind'],
   status: row.status as ResultView['status'],
   url: row.url ?? null,
+  templateVersion: row.templateVersion ?? null,
   width: row.width ?? null,
   height: row.height ?? null,
   expiresAt: row.expiresAt ?? null,
@@ -89,6 +90,7 @@ const templateView = ({ deleted: _deleted, ...row }: TemplateRow): TemplateView 
   sampleData: row.sampleData ?? null,
   components: row.components ?? null,
   properties: row.properties ?? [],
+  publishedVersion: row.publishedVersion ?? null,
 });
 
 const accountView = ({ createdAt: _createdAt, ...row }: AccountRow): AccountView => row;

@@ -46,6 +46,7 @@ describe('result service: get', () => {
       width: 600,
       height: 300,
       templateName: 'Card',
+      templateVersion: 2,
       template: templateId,
       createdAt: '2026-03-01T12:00:00.000Z',
       completedAt: '2026-03-01T12:00:00.000Z',
@@ -107,6 +108,7 @@ describe('result service: list', () => {
       width: 600,
       height: 300,
       templateName: 'Card',
+      templateVersion: 2,
       createdAt: '2026-03-01T12:00:04.000Z',
     });
   });

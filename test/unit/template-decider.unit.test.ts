@@ -1,4 +1,5 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { foldEvents } from '../../domain/shared/decider.js';
 import type { TemplateCreated, TemplateEvent } from '../../domain/templates/template-events.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
 import { deciderSpec } from '../support/decider-spec.js';
@@ -113,4 +114,73 @@ describe('DeleteTemplate', () => {
 
   it('soft-deletes an active template', () => spec.given([created()]).when(remove).then([deleted]));
   it('a second delete finds nothing', () => spec.given([created(), deleted]).when(remove).thenThrows('not_found'));
+});
+
+describe('template versions', () => {
+  const content = (html: string, replacedAt = later) =>
+    ({ type: 'TemplateContentReplaced', data: { templateId: 't1', html, css: '', sampleData: {}, mergeFields: [], replacedAt } }) satisfies TemplateEvent;
+  const renamed = (name: string) => ({ type: 'TemplateUpdated', data: { templateId: 't1', changes: { name }, updatedAt: later } }) satisfies TemplateEvent;
+  const published = (version: number) => ({ type: 'TemplatePublished', data: { templateId: 't1', version, publishedAt: later } }) satisfies TemplateEvent;
+  const publish = (version?: number, orgId = 'org-a') => ({
+    type: 'PublishTemplateVersion' as const,
+    data: { templateId: 't1', orgId, ...(version !== undefined ? { version } : {}), now: later },
+  });
+  const restore = (version: number, orgId = 'org-a') => ({ type: 'RestoreTemplateVersion' as const, data: { templateId: 't1', orgId, version, now: later } });
+  const v1Settings = { name: 'Card', width: 1200, height: 630, outputFormat: 'jpeg' as const, quality: 80, scaleFactor: 1, tags: [], recordDuration: null, fps: null };
+
+  it('numbers versions by folding: creation is 1, each change one more, publishing none', () => {
+    const state = foldEvents(templateDecider, [created(), content('<p>a</p>'), published(2), renamed('Other'), content('<p>b</p>')]);
+    expect(state.status === 'active' && state.versions.map(({ version, changed }) => ({ version, changed }))).toEqual([
+      { version: 1, changed: [] },
+      { version: 2, changed: ['content'] },
+      { version: 3, changed: ['settings'] },
+      { version: 4, changed: ['content'] },
+    ]);
+    expect(state.status === 'active' && state.publishedVersion).toBe(2);
+  });
+
+  it('publishes a version, or the latest when none is named', () => {
+    spec.given([created(), content('<p>a</p>')]).when(publish(1)).then([published(1)]);
+    spec.given([created(), content('<p>a</p>')]).when(publish()).then([published(2)]);
+  });
+
+  it('publishing the published version again records nothing', () =>
+    spec.given([created(), content('<p>a</p>'), published(2)]).when(publish(2)).thenNothingHappens());
+
+  it('refuses to publish a version the template does not have (the request names it: 400)', () => {
+    spec.given([created(), content('<p>a</p>')]).when(publish(3)).thenThrows('validation', /no version 3/);
+    spec.given([created()]).when(publish(0)).thenThrows('validation');
+  });
+
+  it('restores an old version whole as a new one', () =>
+    spec
+      .given([created(), content('<p>a</p>'), renamed('Other')])
+      .when(restore(1))
+      .then([
+        {
+          type: 'TemplateVersionRestored',
+          data: { templateId: 't1', restoredFrom: 1, settings: v1Settings, content: null, components: null, properties: [], restoredAt: later },
+        },
+      ]));
+
+  it('a restored version equals the old one and says which parts it changed', () => {
+    const events = [created(), content('<p>a</p>'), content('<p>b</p>')];
+    const [restored] = templateDecider.decide(restore(2), foldEvents(templateDecider, events));
+    const state = foldEvents(templateDecider, [...events, restored as TemplateEvent]);
+    if (state.status !== 'active') throw new Error('expected an active template');
+    expect(state.content).toEqual(state.versions[1]?.content);
+    expect(state.versions[3]).toMatchObject({ version: 4, restoredFrom: 2, changed: ['content'] });
+  });
+
+  it('restoring what the template already is records nothing', () =>
+    spec.given([created(), content('<p>a</p>'), content('<p>a</p>', now)]).when(restore(2)).thenNothingHappens());
+
+  it('a version the template never had is not found (the path names it: 404)', () =>
+    spec.given([created(), content('<p>a</p>')]).when(restore(5)).thenThrows('not_found', /version 5/));
+
+  it("another organization's template, or a deleted one, has no versions to publish or restore", () => {
+    spec.given([created(), content('<p>a</p>')]).when(publish(1, 'org-b')).thenThrows('not_found');
+    spec.given([created(), content('<p>a</p>')]).when(restore(1, 'org-b')).thenThrows('not_found');
+    spec.given([created(), { type: 'TemplateDeleted', data: { templateId: 't1', deletedAt: later } }]).when(restore(1)).thenThrows('not_found');
+  });
 });

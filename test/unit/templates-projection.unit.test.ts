@@ -54,6 +54,8 @@ const createdRow: TemplateRow = {
   preview: null,
   deleted: false,
   revision: 0,
+  version: 1,
+  publishedVersion: null,
   createdAt: new Date(at(0)),
   updatedAt: new Date(at(0)),
 };
@@ -70,7 +72,29 @@ describe('templates projection', () => {
         on(templateStream(templateId), { type: 'TemplateUpdated', data: { templateId, changes: { width: 800, tags: ['b', 'c'] }, updatedAt: at(1) } }),
         on(templateStream(templateId), { type: 'TemplateContentReplaced', data: { templateId, html: '<p>{{x}}</p>', css: 'p{}', sampleData: { x: 1 }, mergeFields: ['x'], replacedAt: at(2) } }),
       )
-      .then(rows(TemplateRow, [{ ...createdRow, width: 800, tags: ['b', 'c'], html: '<p>{{x}}</p>', css: 'p{}', sampleData: { x: 1 }, mergeFields: ['x'], revision: 2, updatedAt: new Date(at(2)) }]));
+      .then(rows(TemplateRow, [{ ...createdRow, width: 800, tags: ['b', 'c'], html: '<p>{{x}}</p>', css: 'p{}', sampleData: { x: 1 }, mergeFields: ['x'], revision: 2, version: 3, updatedAt: new Date(at(2)) }]));
+  });
+
+  it('publishing marks the version and leaves the revision of the latest; a restore is a version with the old one whole', async () => {
+    const edited = on(templateStream(templateId), { type: 'TemplateContentReplaced', data: { templateId, html: '<p>new</p>', css: '', sampleData: {}, mergeFields: [], replacedAt: at(1) } });
+    await spec()
+      .given(created, edited)
+      .when(
+        on(templateStream(templateId), { type: 'TemplatePublished', data: { templateId, version: 1, publishedAt: at(2) } }),
+        on(templateStream(templateId), {
+          type: 'TemplateVersionRestored',
+          data: {
+            templateId,
+            restoredFrom: 1,
+            settings: { name: 'Card', width: 1200, height: 630, outputFormat: 'png', quality: 80, scaleFactor: 1, tags: ['a'], recordDuration: null, fps: null },
+            content: null,
+            components: null,
+            properties: [],
+            restoredAt: at(3),
+          },
+        }),
+      )
+      .then(rows(TemplateRow, [{ ...createdRow, revision: 3, version: 3, publishedVersion: 1, updatedAt: new Date(at(3)) }]));
   });
 
   it('TemplateDeleted keeps the row, marked deleted', async () => {

@@ -60,7 +60,7 @@ describe('webhook delivery: one attempt', () => {
     expect(sender.sent).toHaveLength(1);
     const [sent] = sender.sent;
     expect(sent?.url).toBe(HOOK);
-    expect(JSON.parse(sent?.body ?? '')).toEqual({ requestId, href, request: { template: templateId, data: { title: 'Hello' }, webhookUrl: HOOK } });
+    expect(JSON.parse(sent?.body ?? '')).toEqual({ requestId, href, request: { template: templateId, data: { title: 'Hello' }, webhookUrl: HOOK }, templateVersion: 2 });
     const timestamp = Math.floor(world.clock.now().getTime() / 1000);
     expect(sent?.headers).toEqual({
       'webhook-id': 'msg_1',

@@ -4,6 +4,8 @@ import type { Fps } from '../../../domain/templates/template-settings.js';
 
 export interface RenderInput {
   readonly template: string;
+  /** The template version to draw; without it the published version, else the latest. */
+  readonly templateVersion?: number;
   readonly data?: Record<string, unknown>;
   readonly fileName?: string;
   readonly webhookUrl?: string;

@@ -17,6 +17,7 @@ const withExtension = (fileName: string, format: OutputFormat) => {
 const commonSpec = (template: TemplateView, input: RenderInput, requestId: string, format: OutputFormat) => ({
   templateId: template.id,
   templateRevision: template.revision,
+  templateVersion: template.version,
   templateName: template.name,
   editor: template.editor,
   format,
@@ -40,7 +41,7 @@ const pdfStandardOf = (input: RenderInput, format: OutputFormat): Pick<RenderSpe
   return { pdfStandard: input.pdfStandard };
 };
 
-/** Everything a worker needs to produce the file, fixed now: the template's revision, sizes, data and format. */
+/** Everything a worker needs to produce the file, fixed now: the template version's revision, sizes, data and format. */
 export const buildSpec = (template: TemplateView, input: RenderInput, requestId: string): RenderSpec => {
   const format = input.outputFormat ?? template.outputFormat;
   const pdfStandard = pdfStandardOf(input, format);

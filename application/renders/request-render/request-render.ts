@@ -21,6 +21,7 @@ import { recordRenderRequest } from './record-render-request.js';
 import type { RenderAnswer, RenderInput } from './render-input.js';
 import { createKnownBadRenders } from './known-bad-renders.js';
 import { buildSpec } from './render-spec.js';
+import { templateToRender } from './template-to-render.js';
 
 export interface RequestRenderDeps extends CommandDeps {
   readonly templates: TemplateReadModel;
@@ -39,9 +40,10 @@ export interface RequestRenderDeps extends CommandDeps {
 }
 
 /**
- * Requesting a render (POST /api/v2/render, v1 and GET /img too): validate, pin the spec, answer from
- * the render cache when an identical render exists, else check credits and room, record the request
- * and start its workflow; a synchronous render is answered with its file, the rest at once.
+ * Requesting a render (POST /api/v2/render, v1 and GET /img too): validate, choose the template
+ * version, pin the spec, answer from the render cache when an identical render exists, else check
+ * credits and room, record the request and start its workflow; a synchronous render is answered with
+ * its file, the rest at once.
  */
 export const createRequestRender = (deps: RequestRenderDeps) => {
   const waitingRoom = createWaitingRoom(deps.maxPendingSyncRenders);
@@ -77,8 +79,9 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     requireScope(context, 'render');
     assertJsonFieldSizes({ data: input.data, metadata: input.metadata });
     await assertWebhookUrlAllowed(deps.urls, input.webhookUrl);
-    const template = await deps.templates.get(context.caller.orgId, input.template);
-    if (!template) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
+    const latest = await deps.templates.get(context.caller.orgId, input.template);
+    if (!latest) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
+    const template = await templateToRender(deps.eventStore, latest, input.templateVersion);
 
     const now = deps.clock.now();
     const requestId = deps.ids.next();

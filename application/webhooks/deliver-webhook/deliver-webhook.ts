@@ -44,12 +44,14 @@ export class WebhookAttemptFailed extends Error {
 }
 
 /**
- * Spec section 6: `{ requestId, href, request }` for a finished render. Video renders also say how
- * they ended, as the result does; a request that failed says so and why, so that a client answered
- * at once is not left waiting for a success that will not come.
+ * Spec section 6: `{ requestId, href, request }` for a finished render, with the template version it
+ * drew (renders recorded before versions existed have none). Video renders also say how they ended,
+ * as the result does; a request that failed says so and why, so that a client answered at once is not
+ * left waiting for a success that will not come.
  */
 export const webhookPayload = (render: AcceptedRender, href: string, request: Record<string, unknown> = render.request.request): Record<string, unknown> => {
-  const base = { requestId: render.request.requestId, href, request };
+  const templateVersion = render.kind === 'template' ? render.request.spec.templateVersion : undefined;
+  const base = { requestId: render.request.requestId, href, request, ...(templateVersion !== undefined ? { templateVersion } : {}) };
   if (render.status === 'failed') return { ...base, status: 'failed', failureReason: render.failureReason };
   return render.kind === 'template' && isVideoFormat(render.request.spec.format) ? { ...base, status: render.status } : base;
 };

@@ -8,6 +8,7 @@ import { StatusLine } from '../status-line';
 import type { Component, ComponentDocument, Template } from '../types';
 import { useAssets } from '../use-assets';
 import { useDebouncedRender } from '../use-debounced-render';
+import { useLatestVersion } from '../use-latest-version';
 import { useSerialSave } from '../use-serial-save';
 import { ComponentForm, type AssetChoices } from './component-form';
 import { ComponentOverlay } from './component-overlay';
@@ -48,9 +49,10 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
   // The organization's font families and newest uploads, offered by the TEXT and IMAGE forms.
   const { fonts, uploads } = useAssets();
   const choices = useMemo<AssetChoices>(() => ({ families: fonts ? fontFamilies(fonts) : null, uploads: uploads?.content ?? null }), [fonts, uploads]);
+  const version = useLatestVersion(template);
   const saver = useSerialSave<ComponentDocument>(async (saved) => {
     await api.json('PUT', path, saved);
-    await refresh();
+    version.saw(await refresh());
   });
 
   useEffect(() => {
@@ -72,7 +74,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
     await save();
     signal.throwIfAborted();
     if (document?.components.length === 0) throw new Error('Add a component to see a preview.');
-    return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, outputFormat: 'png', cache: true }, signal);
+    return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, templateVersion: version.get(), outputFormat: 'png', cache: true }, signal);
   });
 
   if (!document) return <StatusLine>Loading the components...</StatusLine>;
@@ -128,7 +130,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
         <PreviewImage state={preview} template={template}>
           <ComponentOverlay components={document.components} page={template} selected={selected} onSelect={setSelected} onChange={(id, box) => update(id, { ...box })} />
         </PreviewImage>
-        {template.editor === 'canvas-html' && <VideoPreview template={template} beforeRender={() => save()} />}
+        {template.editor === 'canvas-html' && <VideoPreview template={template} beforeRender={() => save()} latestVersion={version.get} />}
       </div>
       {current && (
         <ComponentForm

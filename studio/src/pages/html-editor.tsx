@@ -4,6 +4,7 @@ import { sampleDataFor } from '../sample-data';
 import { StatusLine } from '../status-line';
 import type { Template, TemplateContent } from '../types';
 import { useDebouncedRender } from '../use-debounced-render';
+import { useLatestVersion } from '../use-latest-version';
 import { useSerialSave } from '../use-serial-save';
 import { PreviewImage } from './preview-image';
 
@@ -20,9 +21,11 @@ export const HtmlEditor = ({ template, refresh }: { template: Template; refresh:
   const [content, setContent] = useState<{ html: string; css: string } | null>(null);
   const [sample, setSample] = useState<Record<string, string>>({});
   const [fields, setFields] = useState<readonly string[]>(() => template.properties.map((property) => property.key));
+  const version = useLatestVersion(template);
   const saver = useSerialSave<{ html: string; css: string; sampleData: Record<string, string> }>(async (body) => {
     await api.json('PUT', path, body);
     const fresh = await refresh();
+    version.saw(fresh);
     setFields(fresh.properties.map((property) => property.key));
   });
 
@@ -44,7 +47,8 @@ export const HtmlEditor = ({ template, refresh }: { template: Template; refresh:
     if (!content?.html.trim()) throw new Error('Write some HTML to see a preview.');
     await saver.save({ html: content.html, css: content.css, sampleData: sample });
     signal.throwIfAborted();
-    return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, data: sample, outputFormat: 'png', cache: true }, signal);
+    const body = { template: template.identifier, templateVersion: version.get(), data: sample, outputFormat: 'png', cache: true };
+    return api.blob('POST', '/api/v2/render?output=image', body, signal);
   };
   const preview = useDebouncedRender(content ? JSON.stringify({ content, sample }) : '', render);
 

@@ -6,10 +6,11 @@ import { parseTags } from '../tags';
 import type { Template } from '../types';
 import { CanvasEditor } from './canvas-editor';
 import { HtmlEditor } from './html-editor';
+import { TemplateVersions } from './template-versions';
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : (error as Error).message);
 
-/** One template: its name and tags, and the editor its kind of content needs. */
+/** One template: its name and tags, the editor its kind of content needs, and its versions. */
 export const TemplatePage = ({ id }: { id: string }) => {
   const path = `/api/v2/my-templates/${encodeURIComponent(id)}`;
   const [template, setTemplate] = useState<Template | null>(null);
@@ -17,6 +18,8 @@ export const TemplatePage = ({ id }: { id: string }) => {
   const [tags, setTags] = useState('');
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // A restore changes the content under the editor: a new key mounts it afresh with what was restored.
+  const [editorKey, setEditorKey] = useState(0);
 
   /** The editors save content, after which the service derives new properties: they ask for the template again. */
   const refresh = useCallback(async (signal?: AbortSignal) => {
@@ -36,6 +39,14 @@ export const TemplatePage = ({ id }: { id: string }) => {
     );
     return () => controller.abort();
   }, [refresh]);
+
+  const versionChanged = async (how: 'published' | 'restored') => {
+    const fresh = await refresh();
+    if (how !== 'restored') return;
+    setName(fresh.name);
+    setTags(fresh.tags.join(', '));
+    setEditorKey((key) => key + 1);
+  };
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -75,11 +86,16 @@ export const TemplatePage = ({ id }: { id: string }) => {
           Delete template
         </button>
         <span className="meta">
-          {template.editor}, {template.width} x {template.height}, {template.outputFormat}
+          {template.editor}, {template.width} x {template.height}, {template.outputFormat}, version {template.version}
         </span>
         <StatusLine error={error}>{status}</StatusLine>
       </form>
-      {template.editor === 'html-editor' ? <HtmlEditor template={template} refresh={refresh} /> : <CanvasEditor template={template} refresh={refresh} />}
+      {template.editor === 'html-editor' ? (
+        <HtmlEditor key={editorKey} template={template} refresh={refresh} />
+      ) : (
+        <CanvasEditor key={editorKey} template={template} refresh={refresh} />
+      )}
+      <TemplateVersions template={template} changed={versionChanged} />
     </div>
   );
 };

@@ -13,9 +13,10 @@ const describe = (error: unknown) => (error instanceof ApiError ? error.describe
 
 /**
  * Renders the saved template as a video the way a client would (202, then the result polled until
- * it is done), showing the frames captured so far, and plays it when it is there.
+ * it is done), showing the frames captured so far, and plays it when it is there. It names the
+ * version just saved, since a render without one draws the published version.
  */
-export const VideoPreview = ({ template, beforeRender }: { template: Template; beforeRender: () => Promise<void> }) => {
+export const VideoPreview = ({ template, beforeRender, latestVersion }: { template: Template; beforeRender: () => Promise<void>; latestVersion: () => number }) => {
   const format = playable(template.outputFormat) ? template.outputFormat : 'mp4';
   const [result, setResult] = useState<ResultDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -33,7 +34,7 @@ export const VideoPreview = ({ template, beforeRender }: { template: Template; b
     setResult(null);
     try {
       await beforeRender();
-      const accepted = await api.json<RenderAccepted>('POST', '/api/v2/render', { template: template.identifier, outputFormat: format }, controller.signal);
+      const accepted = await api.json<RenderAccepted>('POST', '/api/v2/render', { template: template.identifier, templateVersion: latestVersion(), outputFormat: format }, controller.signal);
       for (;;) {
         const detail = await api.json<ResultDetail>('GET', `/api/v2/results/${encodeURIComponent(accepted.requestId)}`, undefined, controller.signal);
         setResult(detail);
