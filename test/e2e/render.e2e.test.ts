@@ -199,7 +199,8 @@ describe('webhooks and other ways in', () => {
       expect(response.body).toEqual({ requestId: expect.any(String), href: expect.any(String) });
       for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(received).toEqual([
-        { requestId: response.body.requestId, href: response.body.href, request: expect.objectContaining({ template: templateId, webhookUrl }) },
+        // Created, then its content set: version 2.
+        { requestId: response.body.requestId, href: response.body.href, request: expect.objectContaining({ template: templateId, webhookUrl }), templateVersion: 2 },
       ]);
       expect(MAGIC.jpeg?.((await download(response.body.href)).bytes)).toBe(true);
     } finally {

@@ -217,7 +217,7 @@ describe('a render worker killed in the middle of a render', () => {
 
     // The workflow ends after the webhook activity, so the POST has arrived by now.
     expect(webhookPosts).toEqual([
-      { body: { requestId, href, request: { template: templateId, data, outputFormat: 'png', waitTime: WAIT_TIME_MS, webhookUrl: receiverUrl } } },
+      { body: { requestId, href, request: { template: templateId, data, outputFormat: 'png', waitTime: WAIT_TIME_MS, webhookUrl: receiverUrl }, templateVersion: 2 } },
     ]);
   });
 
