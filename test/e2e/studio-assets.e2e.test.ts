@@ -136,6 +136,12 @@ describe('assets in the template studio', () => {
     const thumbnail = (await page.waitForSelector('img[data-thumbnail]'))!;
     expect(await thumbnail.evaluate((image) => image.getAttribute('src'))).toMatch(/^blob:/);
     await waitFor('the thumbnail drawn', async () => {
+      // Until the blob has loaded the image has no box to take a picture of.
+      const loaded = await thumbnail.evaluate((element) => {
+        const image = element as unknown as { complete: boolean; naturalWidth: number };
+        return image.complete && image.naturalWidth > 0;
+      });
+      if (!loaded) return undefined;
       const shot = await pixelsOf(thumbnail);
       return near(shot.at(shot.width / 2, shot.height / 2), [COLOUR.r, COLOUR.g, COLOUR.b]) ? shot : undefined;
     });
