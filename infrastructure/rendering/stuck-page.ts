@@ -15,6 +15,8 @@ const QUIET_MS = 800;
 /** How long one ask may go unanswered. */
 const ASK_WITHIN_MS = 1_100;
 const MISSES_TO_STUCK = 2;
+/** How late this process's own timer may fire before the machine counts as starved of CPU. */
+const STARVED_LATENESS_MS = 150;
 
 /** Roughly how long a page that never yields holds a render: the first ask, then two unanswered ones. */
 export const STUCK_DETECTED_WITHIN_MS = QUIET_MS + MISSES_TO_STUCK * ASK_WITHIN_MS;
@@ -34,10 +36,15 @@ export const failFastWhenStuck = async <T>(cdp: CDPSession, render: () => Promis
     let misses = 0;
     await sleep(QUIET_MS);
     while (!finished) {
+      const askedAt = performance.now();
       const asked = await within(cdp.send('Runtime.evaluate', { expression: '1' }), ASK_WITHIN_MS).catch(() => 'gone' as const);
       if (finished) break;
+      // A machine starved of CPU delays this process's own timer too: an ask unanswered then tells
+      // nothing about the page, so it counts neither way, and a busy machine fails no slow page.
+      const starved = performance.now() - askedAt > ASK_WITHIN_MS + STARVED_LATENESS_MS;
       // An ask that failed outright (the page navigated, its context went) is an answer of sorts.
-      misses = asked === TIMED_OUT ? misses + 1 : 0;
+      if (asked !== TIMED_OUT) misses = 0;
+      else if (!starved) misses += 1;
       if (misses >= MISSES_TO_STUCK) {
         await within(cdp.send('Runtime.terminateExecution'), ASK_WITHIN_MS).catch(() => undefined);
         throw stuck();

@@ -52,8 +52,10 @@ const waitForColour = async (selector: string, fx: number, fy: number, colour: r
     what,
     async () => {
       const element = await page.$(selector);
-      if (!element) return undefined;
-      const pixels = await pixelsOf(element);
+      // Re-rendered (a restore reloads the editor): for a moment there is nothing visible to take a picture of.
+      if (!element || !(await element.isVisible())) return undefined;
+      const pixels = await pixelsOf(element).catch(() => undefined);
+      if (!pixels) return undefined;
       return near(pixels.at(pixels.width * fx, pixels.height * fy), colour) ? pixels : undefined;
     },
     30_000,
