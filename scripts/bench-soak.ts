@@ -12,10 +12,10 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../infrastructure/system/free-port.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
 import { ms, percentile, table, verdict } from './bench/measure.js';
 import { MEMORY_FAMILIES, sampleMemory, slopePerMinute, type MemoryFamily, type MemorySample } from './bench/memory-sampler.js';
@@ -31,16 +31,6 @@ const FORMATS = ['jpeg', 'png', 'webp', 'pdf'] as const;
 const COLOURS: Record<MemoryFamily | 'rss', string> = { rss: '#111827', node: '#2563eb', chromium: '#16a34a', postgres: '#9333ea', temporal: '#ea580c' };
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 
 /** `npm start` without its setup step: the same entry point, on a data folder of its own. */
 const startService = async (dataDir: string, port: number, apiKey: string) => {
@@ -143,14 +133,14 @@ const main = async () => {
     };
     await Promise.all([sampler, ...Array.from({ length: CLIENTS }, client)]);
 
-    report({ samples, answers, errors });
+    await report({ samples, answers, errors });
   } finally {
     await service.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 };
 
-const report = ({ samples, answers, errors }: { samples: readonly MemorySample[]; answers: readonly Answer[]; errors: ReadonlyMap<string, number> }) => {
+const report = async ({ samples, answers, errors }: { samples: readonly MemorySample[]; answers: readonly Answer[]; errors: ReadonlyMap<string, number> }) => {
   const warm = WARMUP_MINUTES * 60;
   const after = samples.filter((sample) => sample.atSeconds >= warm);
   const slope = (value: (sample: MemorySample) => number) => slopePerMinute(after.map((sample) => ({ atSeconds: sample.atSeconds, value: value(sample) })));
@@ -204,7 +194,7 @@ const report = ({ samples, answers, errors }: { samples: readonly MemorySample[]
       ],
     ),
   );
-  void writePlot(samples);
+  await writePlot(samples);
 };
 
 const sum = (sample: MemorySample) => MEMORY_FAMILIES.reduce((total, family) => total + sample.pssMb[family], 0);
