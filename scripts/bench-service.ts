@@ -31,8 +31,8 @@ export const startBenchService = async ({ dataDir, logger, stops }: { dataDir: s
     BOOTSTRAP_API_KEY: apiKey,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     DEFAULT_PLAN_CREDITS: '1000000',
-    // The bench measures the service, not its per-key limits.
-    RATE_LIMIT_DEFAULT: '0',
+    // Per-key limits counted as deployed (every request goes through the shared store), set high enough that the bench is never refused.
+    RATE_LIMIT_DEFAULT: '1000000000',
   });
   const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
   stops.push(() => runtime.close());

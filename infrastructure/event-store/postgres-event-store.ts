@@ -177,6 +177,41 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
   return { outcomes, lastPosition };
 };
 
+/** Each append of the batch creates its stream, and no two create the same one. */
+const createsNewStreams = (appends: readonly PendingAppend[]) =>
+  appends.every((append) => append.expected === 'no-stream' && append.events.length > 0) &&
+  new Set(appends.map((append) => append.streamName)).size === appends.length;
+
+/**
+ * The whole transaction of a batch that only creates streams, as one statement string: one round
+ * trip instead of three. A new stream has no head to read (its chain starts from nothing), and a
+ * stream that exists after all is refused by the unique (stream, revision) key, which aborts the
+ * transaction before its commit. Values go in as escaped literals, the simple protocol taking no
+ * parameters; the notification is sent by the same transaction, so only if it commits.
+ */
+const createStreamsStatement = (appends: readonly PendingAppend[]) => {
+  const rows = appends.flatMap(({ streamName, events }) =>
+    chainEvents(streamName, 0, null, events).map((event, revision) => ({ streamName, revision, event })),
+  );
+  const array = (values: readonly string[], type: string) => `array[${values.join(', ')}]::${type}[]`;
+  const literals = (pick: (row: (typeof rows)[number]) => string) => rows.map((row) => pg.escapeLiteral(pick(row)));
+  return `
+  begin;
+  select pg_advisory_xact_lock(${APPEND_LOCK_KEY});
+  with inserted as (
+    insert into events (stream_name, revision, type, data, metadata)
+    select * from unnest(
+      ${array(literals((row) => row.streamName), 'text')},
+      ${array(rows.map((row) => String(row.revision)), 'integer')},
+      ${array(literals((row) => row.event.type), 'text')},
+      ${array(literals((row) => JSON.stringify(row.event.data)), 'jsonb')},
+      ${array(literals((row) => JSON.stringify(row.event.metadata)), 'jsonb')})
+    returning stream_name, revision, position
+  ), notified as (select pg_notify('${APPENDED_CHANNEL}', max(position)::text) from inserted)
+  select stream_name, revision, position from inserted cross join notified;
+  commit`;
+};
+
 export async function createPostgresEventStore({ connectionString, logger, schemas }: PostgresEventStoreOptions): Promise<EventStore> {
   const pool = new pg.Pool({ connectionString, max: 10 });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
@@ -206,7 +241,45 @@ export async function createPostgresEventStore({ connectionString, logger, schem
 
   const subscriptions = new Set<Subscription>();
 
+  /** A batch whose transaction failed before its commit: rolled back, and each append given its own fate. */
+  const refused = async (client: pg.PoolClient, appends: readonly PendingAppend[], error: unknown): Promise<ItemOutcome<AppendResult>[]> => {
+    const rolledBack = await client.query('rollback').then(
+      () => true,
+      () => false,
+    );
+    // A connection that cannot even roll back is broken: it is dropped, not returned to the pool.
+    client.release(!rolledBack);
+    if (appends.length === 1) return [{ ok: false, error: asConflict(error, appends[0]?.streamName ?? '') }];
+    // Something the database refused (a value jsonb cannot hold, a writer outside this lock) must
+    // fail only its own append: retried one by one, each append meets its own fate.
+    const alone: ItemOutcome<AppendResult>[] = [];
+    for (const append of appends) alone.push(...(await commitAppends([append])));
+    return alone;
+  };
+
+  const commitNewStreams = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
+    const client = await pool.connect();
+    let inserted: { stream_name: string; revision: number; position: string }[];
+    try {
+      const results = (await client.query(createStreamsStatement(appends))) as unknown as pg.QueryResult[];
+      inserted = results.at(-2)?.rows ?? [];
+    } catch (error) {
+      // The server's own refusal (it has a code) aborted the transaction before its commit; anything
+      // else (a lost connection) leaves unknown whether the commit took effect: nobody is told it did not.
+      if ((error as { code?: string }).code === undefined) {
+        client.release(error instanceof Error ? error : true);
+        throw error;
+      }
+      return refused(client, appends, error);
+    }
+    client.release();
+    const positions = new Map<string, number>();
+    for (const row of inserted) positions.set(row.stream_name, Math.max(positions.get(row.stream_name) ?? 0, Number(row.position)));
+    return appends.map(({ streamName, events }) => ({ ok: true, value: { nextExpectedRevision: events.length - 1, position: positions.get(streamName) ?? -1 } }));
+  };
+
   const commitAppends = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
+    if (createsNewStreams(appends)) return commitNewStreams(appends);
     const client = await pool.connect();
     let written: WrittenBatch;
     try {
@@ -216,18 +289,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       // writing transaction at a time (across processes too) makes commit order equal position order.
       written = await writeAppends(client, appends);
     } catch (error) {
-      const rolledBack = await client.query('rollback').then(
-        () => true,
-        () => false,
-      );
-      // A connection that cannot even roll back is broken: it is dropped, not returned to the pool.
-      client.release(!rolledBack);
-      if (appends.length === 1) return [{ ok: false, error: asConflict(error, appends[0]?.streamName ?? '') }];
-      // Something the database refused (a value jsonb cannot hold, a writer outside this lock) must
-      // fail only its own append: retried one by one, each append meets its own fate.
-      const alone: ItemOutcome<AppendResult>[] = [];
-      for (const append of appends) alone.push(...(await commitAppends([append])));
-      return alone;
+      return refused(client, appends, error);
     }
     try {
       // Delivered to listeners when (and only if) the transaction commits; one round trip for both.

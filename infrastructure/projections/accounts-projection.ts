@@ -19,6 +19,32 @@ const storesFile = (event: RecordedEvent<AccountsProjectionEvent>): event is Rec
   event.type === 'RenderCompleted' && !event.data.cached;
 
 /**
+ * Whose account row an event may change, for caches of those rows to evict: `all` when the event
+ * does not say (a deletion gives bytes back to whoever stored the file), null when it changes none
+ * (a cache hit's completion, key and secret events). Cache hits are the most frequent event of all,
+ * and evicting on them would empty the cache as fast as it fills.
+ */
+export const accountRowChangedBy = (event: RecordedEvent): string | 'all' | null => {
+  if (!isAccountsProjectionEvent(event)) return null;
+  switch (event.type) {
+    case 'RenderCompleted':
+      return storesFile(event) ? event.metadata.orgId : null;
+    case 'ResultDeleted':
+      return 'all';
+    case 'ApiKeyIssued':
+    case 'ApiKeyRevoked':
+    case 'WebhookSecretIssued':
+    case 'WebhookSecretRotated':
+    case 'UrlSigningKeyCreated':
+    case 'UrlSigningKeyRotated':
+    case 'UrlSigningKeyRevoked':
+      return null;
+    default:
+      return orgIdOfStream(event.streamName) ?? 'all';
+  }
+};
+
+/**
  * An organization's account. Uploads used = bytes of its stored, undeleted files: a completion that
  * stored a file adds its bytes (render completions are recorded in the context of the request's
  * organization), a deletion takes back what the stored-file row kept; uploaded fonts and images

@@ -1,6 +1,7 @@
-import type { AccountReadModel, ApiKeyView, CachedFile, ResultReadModel, TemplateReadModel, TemplateView } from '../../application/ports/read-models.js';
+import type { AccountReadModel, AccountView, ApiKeyView, CachedFile, ResultReadModel, TemplateReadModel, TemplateView } from '../../application/ports/read-models.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { templateStream } from '../../domain/templates/template-events.js';
+import { accountRowChangedBy } from '../projections/accounts-projection.js';
 import type { CommitListener } from '../projections/projection-set.js';
 import { createInvalidatingCache } from './invalidating-cache.js';
 
@@ -37,6 +38,11 @@ export const cachedTemplateReadModel = (inner: TemplateReadModel, feed: CommitFe
  * Every request authenticates its key. Keys are cached by hash and evicted when the accounts
  * projection commits a key event of their organization (issue, revoke), so a revoked key stops
  * working here as soon as the read model says so.
+ *
+ * Every request also reads its organization's account (the plan for its rate limit, the assets
+ * version for the render cache, credits for admission): cached by organization and evicted when
+ * the projection commits an event that may change that row (a charge, a stored file, an upload),
+ * so a cached row is never older than the table.
  */
 export const cachedAccountReadModel = (inner: AccountReadModel, feed: CommitFeed, max = 10_000): AccountReadModel => {
   const keys = createInvalidatingCache<ApiKeyView>(max);
@@ -46,9 +52,18 @@ export const cachedAccountReadModel = (inner: AccountReadModel, feed: CommitFeed
     );
     if (changedOrgs.size > 0) keys.evictWhere((key) => changedOrgs.has(key.orgId));
   });
+  const accounts = createInvalidatingCache<AccountView>(max);
+  feed.onCommitted('accounts', (events) => {
+    for (const event of events) {
+      const changed = accountRowChangedBy(event);
+      if (changed === 'all') accounts.evictWhere(() => true);
+      else if (changed !== null) accounts.evict(changed);
+    }
+  });
   return {
     ...inner,
     findKeyByHash: (hash) => keys.get(hash, () => inner.findKeyByHash(hash)),
+    getAccount: (orgId) => accounts.get(orgId, () => inner.getAccount(orgId)),
   };
 };
 

@@ -72,10 +72,7 @@ export const createApiServices = (foundation: Foundation, orchestrator: RenderOr
     rateLimits: {
       windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       store: foundation.rateLimitStore,
-      async limitFor(orgId) {
-        const plan = (await readModels.accounts.getAccount(orgId))?.planName;
-        return (plan === undefined ? undefined : config.RATE_LIMIT_PLANS?.get(plan)) ?? config.RATE_LIMIT_DEFAULT;
-      },
+      limitFor: foundation.planLimit,
     },
     health: healthCheck(foundation),
     operations,

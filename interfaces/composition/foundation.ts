@@ -17,6 +17,7 @@ import { createFileStorage } from '../../infrastructure/storage/create-file-stor
 import { createResultLinks } from '../../infrastructure/storage/signed-links.js';
 import { loadSigningSecret } from '../../infrastructure/storage/signing-secret.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
+import { orgOfRateLimitKey } from '../http/app-services.js';
 import type { Lifetime } from './lifetime.js';
 
 /**
@@ -34,9 +35,6 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
   lifetime.defer(() => projections.stop());
   if (runProjections) await projections.start();
 
-  // Request counts of every API process, kept where they all see them.
-  const rateLimitStore = new PostgresRateLimitStore(database.url, logger);
-  lifetime.defer(() => rateLimitStore.shutdown());
 
   const results = createResultReadModel(orm);
   // Keys, templates and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
@@ -48,11 +46,21 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
     assets: createAssetReadModel(orm),
     signingKeys: createUrlSigningKeyReadModel(orm),
   };
+
+  /** Requests one key of the organization may make per window, by its plan; 0 for no limit. */
+  const planLimit = async (orgId: string) => {
+    const plan = (await readModels.accounts.getAccount(orgId))?.planName;
+    return (plan === undefined ? undefined : config.RATE_LIMIT_PLANS?.get(plan)) ?? config.RATE_LIMIT_DEFAULT;
+  };
+  // Request counts of every API process, kept where they all see them.
+  const rateLimitStore = new PostgresRateLimitStore(database.url, (key) => planLimit(orgOfRateLimitKey(key)), logger);
+  lifetime.defer(() => rateLimitStore.shutdown());
   const publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
 
   return {
     databaseUrl: database.url,
     rateLimitStore,
+    planLimit,
     eventStore,
     orm,
     projections,

@@ -12,6 +12,10 @@ import type { TemplateService } from '../../application/templates/template-servi
 import type { SettingsService } from '../../application/settings/settings-service.js';
 import type { UrlSigningService } from '../../application/url-signing/url-signing-service.js';
 
+/** The store's key of an API key's count: its organization first, which names the limit it is held to. */
+export const rateLimitKey = (orgId: string, actor: string) => `${orgId}/${actor}`;
+export const orgOfRateLimitKey = (key: string) => key.slice(0, key.indexOf('/'));
+
 /** Per-key request limits; the store is shared by every API process. */
 export interface RateLimits {
   readonly windowMs: number;

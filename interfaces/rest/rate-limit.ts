@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import type { AppServices } from '../http/app-services.js';
+import { rateLimitKey, type AppServices } from '../http/app-services.js';
 import { errorBody } from '../http/error-mapping.js';
 import { contextOf } from './request-context.js';
 
@@ -17,7 +17,7 @@ export const perKeyRateLimit = ({ rateLimits }: AppServices): RequestHandler => 
     limit: (_req, res) => rateLimits.limitFor(contextOf(res).caller.orgId),
     // A limit of 0 means the plan has none.
     skip: async (_req, res) => (await rateLimits.limitFor(contextOf(res).caller.orgId)) === 0,
-    keyGenerator: (_req, res) => contextOf(res).caller.actor,
+    keyGenerator: (_req, res) => rateLimitKey(contextOf(res).caller.orgId, contextOf(res).caller.actor),
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     identifier: `per-key-${windowSeconds}s`,
