@@ -38,6 +38,7 @@ import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js'
 import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
 import { REPORT_CSS, REPORT_HEIGHT, REPORT_HTML, REPORT_PAGES, REPORT_WIDTH } from './bench/report.js';
+import { MEMORY_FAMILIES, sampleMemory, type MemorySample } from './bench/memory-sampler.js';
 import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
 
@@ -61,7 +62,7 @@ const IDLE_WINDOW_MS = 2_000;
 const RAW_QUIET_CPU = 0.05;
 const RAW_SETTLE_MAX_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
-const TARGETS = { missP50OverRawMs: 20, throughputVsRawAtC8: 0.6, chromiumCpuVsRaw: 2, totalCpuVsRaw: 4, hitP50Ms: 3, hitsPerSecondAtC8: 1_000, roundTripsPerHit: 2 };
+const TARGETS = { idlePssMb: 1_024, loadPssMb: 1_536, missP50OverRawMs: 20, throughputVsRawAtC8: 0.6, chromiumCpuVsRaw: 2, totalCpuVsRaw: 4, hitP50Ms: 3, hitsPerSecondAtC8: 1_000, roundTripsPerHit: 2 };
 const HITS_ONLY = process.env.BENCH_ONLY === 'hits';
 
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -293,6 +294,10 @@ try {
   const rawPhases: { load: number; shot: number }[] = [];
   let rawHeader = '';
   let idle: CpuWindow | null = null;
+  /** Summed PSS of the service's processes (this process, its Chromium, PostgreSQL, Temporal): idle, and the peak under image load. */
+  let idleMemory: MemorySample | null = null;
+  let loadMemory: MemorySample | null = null;
+  const summedPss = (sample: MemorySample | null) => (sample ? Object.values(sample.pssMb).reduce((sum, mb) => sum + mb, 0) : Number.NaN);
 
   if (!HITS_ONLY) {
     print('warming up the service');
@@ -305,6 +310,7 @@ try {
     await sampler.call({ kind: 'start' });
     await sleep(IDLE_WINDOW_MS);
     idle = (await sampler.call({ kind: 'stop' })) as CpuWindow;
+    idleMemory = sampleMemory(process.pid, 0);
 
     /*
      * The raw baseline: a Chromium of its own with the pool browser's exact command line (found in
@@ -424,7 +430,17 @@ try {
         recordStoreCalls = breakDown;
         scenarios.push(
           await measured(`miss ${output} c${concurrency}`, 'miss', output, concurrency, async () => {
-            const reply = await loadRun('miss', output, concurrency, { maxMs: MISS_RUN.maxMs, maxCount: MISS_RUN.maxCount[concurrency] });
+            // Image renders at the most clients are the load whose memory is reported: sampled every half second, the peak kept.
+            const memoryWatch =
+              output === 'image' && concurrency === CONCURRENCY.at(-1)
+                ? setInterval(() => {
+                    const sample = sampleMemory(process.pid, 0);
+                    if (summedPss(sample) > summedPss(loadMemory) || loadMemory === null) loadMemory = sample;
+                  }, 500)
+                : null;
+            const reply = await loadRun('miss', output, concurrency, { maxMs: MISS_RUN.maxMs, maxCount: MISS_RUN.maxCount[concurrency] }).finally(() => {
+              if (memoryWatch) clearInterval(memoryWatch);
+            });
             if (breakDown) c1JsonSamples.push(...reply.samples);
             return { run: reply, clientCpu: reply.clientCpu };
           }),
@@ -595,6 +611,10 @@ try {
     targetRows.push(['Chromium CPU per render vs raw (all miss vs all raw runs)', ratio(chromiumVsRaw), `<= ${TARGETS.chromiumCpuVsRaw}x`, verdict(chromiumVsRaw <= TARGETS.chromiumCpuVsRaw)]);
     targetRows.push(['total CPU per render vs raw (all miss vs all raw runs)', ratio(totalVsRaw), `<= ${TARGETS.totalCpuVsRaw}x`, verdict(totalVsRaw <= TARGETS.totalCpuVsRaw)]);
   }
+  if (!HITS_ONLY) {
+    targetRows.push(['summed PSS idle', `${summedPss(idleMemory).toFixed(0)} MB`, `<= ${TARGETS.idlePssMb} MB`, verdict(summedPss(idleMemory) <= TARGETS.idlePssMb)]);
+    targetRows.push(['summed PSS under image load (peak, miss image c8)', `${summedPss(loadMemory).toFixed(0)} MB`, `<= ${TARGETS.loadPssMb} MB`, verdict(summedPss(loadMemory) <= TARGETS.loadPssMb)]);
+  }
   const hitC1 = find('hit', 'json', 1)?.stats.p50 ?? Number.NaN;
   const hitRate = find('hit', 'json', 8)?.stats.perSecond ?? Number.NaN;
   targetRows.push(['cache-hit p50 at c1', `${ms(hitC1)} ms`, `<= ${TARGETS.hitP50Ms} ms`, verdict(hitC1 <= TARGETS.hitP50Ms)]);
@@ -713,6 +733,18 @@ try {
       `   service vs raw: p50 ${ratio(servicePdf.stats.p50 / rawPdf.stats.p50)} (+${ms(servicePdf.stats.p50 - rawPdf.stats.p50)} ms), ` +
         `Chromium CPU ${ratio(servicePdf.cpu.chromium / rawPdf.cpu.chromium)}, total CPU ${ratio(servicePdf.cpu.total / rawPdf.cpu.total)}`,
     );
+  }
+
+  if (!HITS_ONLY) {
+    print();
+    print('== memory: summed PSS in MB (shared pages split between the processes sharing them) of this process, the pool\'s Chromium, PostgreSQL and Temporal');
+    const memoryRow = (label: string, sample: MemorySample | null) => [
+      label,
+      summedPss(sample).toFixed(0),
+      ...MEMORY_FAMILIES.map((family) => `${(sample?.pssMb[family] ?? Number.NaN).toFixed(0)} (${sample?.processes[family] ?? 0})`),
+    ];
+    print(table(['when', 'total', 'node', 'chromium (procs)', 'postgres (procs)', 'temporal (procs)'], [memoryRow('idle', idleMemory), memoryRow('image load, peak', loadMemory)]));
+    print('   node is this process: the service with the bench\'s client and sampler threads (a few MB)');
   }
 
   print();
