@@ -69,6 +69,24 @@ const startService = async (dataDir: string, port: number, apiKey: string) => {
   return { base, pid: child.pid as number, stop };
 };
 
+/** The service's own view of its memory from /metrics (prom-client's default metrics), MB: where RSS growth is, or is not. */
+interface HeapSample {
+  readonly atSeconds: number;
+  readonly heapUsedMb: number;
+  readonly externalMb: number;
+}
+
+const METRIC_PREFIX = 'render_service_';
+const metricMb = (text: string, name: string) => {
+  const match = new RegExp(`^${METRIC_PREFIX}${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
+  return match ? Number(match[1]) / 2 ** 20 : Number.NaN;
+};
+
+const sampleHeap = async (base: string, atSeconds: number): Promise<HeapSample> => {
+  const text = await fetch(`${base}/metrics`).then((response) => response.text(), () => '');
+  return { atSeconds, heapUsedMb: metricMb(text, 'nodejs_heap_size_used_bytes'), externalMb: metricMb(text, 'nodejs_external_memory_bytes') };
+};
+
 interface Answer {
   readonly atSeconds: number;
   readonly ms: number;
@@ -100,14 +118,17 @@ const main = async () => {
     const answers: Answer[] = [];
     const errors = new Map<string, number>();
     const samples: MemorySample[] = [];
+    const heaps: HeapSample[] = [];
 
     const sampler = (async () => {
       while (elapsed() < endAt) {
         const sample = sampleMemory(service.pid, elapsed());
         samples.push(sample);
+        const heap = await sampleHeap(service.base, sample.atSeconds);
+        heaps.push(heap);
         const recent = answers.filter((answer) => answer.atSeconds > sample.atSeconds - 60);
         say(
-          `  ${(sample.atSeconds / 60).toFixed(1).padStart(5)} min  rss ${sample.nodeRssMb.toFixed(0)} MB  pss ${MEMORY_FAMILIES.map((family) => `${family} ${sample.pssMb[family].toFixed(0)}`).join(', ')} MB  ` +
+          `  ${(sample.atSeconds / 60).toFixed(1).padStart(5)} min  rss ${sample.nodeRssMb.toFixed(0)} MB  pss ${MEMORY_FAMILIES.map((family) => `${family} ${sample.pssMb[family].toFixed(0)}`).join(', ')} MB  heap ${heap.heapUsedMb.toFixed(0)} external ${heap.externalMb.toFixed(0)} MB  ` +
             `last minute: ${recent.length} renders, p95 ${ms(percentile(recent.map((answer) => answer.ms), 95))} ms, errors so far ${[...errors.values()].reduce((a, b) => a + b, 0)}`,
         );
         await sleep(SAMPLE_SECONDS * 1000);
@@ -133,14 +154,14 @@ const main = async () => {
     };
     await Promise.all([sampler, ...Array.from({ length: CLIENTS }, client)]);
 
-    await report({ samples, answers, errors });
+    await report({ samples, heaps, answers, errors });
   } finally {
     await service.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 };
 
-const report = async ({ samples, answers, errors }: { samples: readonly MemorySample[]; answers: readonly Answer[]; errors: ReadonlyMap<string, number> }) => {
+const report = async ({ samples, heaps, answers, errors }: { samples: readonly MemorySample[]; heaps: readonly HeapSample[]; answers: readonly Answer[]; errors: ReadonlyMap<string, number> }) => {
   const warm = WARMUP_MINUTES * 60;
   const after = samples.filter((sample) => sample.atSeconds >= warm);
   const slope = (value: (sample: MemorySample) => number) => slopePerMinute(after.map((sample) => ({ atSeconds: sample.atSeconds, value: value(sample) })));
@@ -155,6 +176,11 @@ const report = async ({ samples, answers, errors }: { samples: readonly MemorySa
         ['node RSS', first?.nodeRssMb.toFixed(0) ?? '-', last?.nodeRssMb.toFixed(0) ?? '-', slope((sample) => sample.nodeRssMb).toFixed(2)],
         ...MEMORY_FAMILIES.map((family) => [`${family} PSS`, first?.pssMb[family].toFixed(0) ?? '-', last?.pssMb[family].toFixed(0) ?? '-', slope((sample) => sample.pssMb[family]).toFixed(2)]),
         ['all PSS', first ? sum(first).toFixed(0) : '-', last ? sum(last).toFixed(0) : '-', slope(sum).toFixed(2)],
+        ...(['heapUsedMb', 'externalMb'] as const).map((field) => {
+          const warmHeaps = heaps.filter((heap) => heap.atSeconds >= warm && Number.isFinite(heap[field]));
+          const label = field === 'heapUsedMb' ? 'node JS heap used' : 'node external (buffers)';
+          return [label, warmHeaps[0]?.[field].toFixed(0) ?? '-', warmHeaps.at(-1)?.[field].toFixed(0) ?? '-', slopePerMinute(warmHeaps.map((heap) => ({ atSeconds: heap.atSeconds, value: heap[field] }))).toFixed(2)];
+        }),
       ],
     ),
   );
