@@ -96,6 +96,14 @@ export async function startTemporalDevServer(options: StartTemporalDevServerOpti
  */
 const CACHE_BOUNDS = ['history.hostLevelCacheMaxSize=4096', 'history.cacheTTL="5m"'];
 
+/*
+ * Go collects garbage when its heap doubles since the last collection (GOGC=100): a server whose
+ * live heap is 100 MB may hold 200 MB before it collects, and returns little of it. A soft memory
+ * limit makes it collect harder as it nears the limit instead of growing; an operator's own
+ * GOMEMLIMIT wins.
+ */
+const GO_MEMORY_LIMIT = process.env.GOMEMLIMIT ?? '192MiB';
+
 async function launch(options: {
   binary: string;
   dir: string;
@@ -119,6 +127,7 @@ async function launch(options: {
   try {
     child = spawn('/bin/sh', ['-c', WATCHDOG, 'temporal-watchdog', binary, ...args], {
       stdio: ['pipe', logFd, logFd],
+      env: { ...process.env, GOMEMLIMIT: GO_MEMORY_LIMIT },
       // Its own process group, so a stop that has to escalate can kill the server with the watchdog.
       detached: true,
     });
