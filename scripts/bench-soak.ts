@@ -43,6 +43,10 @@ const startService = async (dataDir: string, port: number, apiKey: string) => {
       HOST: '127.0.0.1',
       BOOTSTRAP_API_KEY: apiKey,
       DEFAULT_PLAN_CREDITS: '100000000',
+      // Every render of the soak stores a file: a 1 GiB plan fills in about twenty minutes and the rest would be 402s.
+      DEFAULT_UPLOADS_BYTES: String(1024 ** 4),
+      // Per-key limits counted as deployed, never reached by the soak's clients.
+      RATE_LIMIT_DEFAULT: '1000000000',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       DATABASE_URL: '',
       TEMPORAL_ADDRESS: '',
@@ -150,6 +154,8 @@ const main = async () => {
         const ok = status === 200;
         if (!ok && status !== 0) errors.set(`HTTP ${status}`, (errors.get(`HTTP ${status}`) ?? 0) + 1);
         answers.push({ atSeconds: (sent - started) / 1000, ms: performance.now() - sent, ok, status });
+        // A client that is refused waits before asking again, as a real one would: errors do not turn the load into a flood of fast refusals.
+        if (!ok) await sleep(1_000);
       }
     };
     await Promise.all([sampler, ...Array.from({ length: CLIENTS }, client)]);
@@ -186,7 +192,8 @@ const report = async ({ samples, heaps, answers, errors }: { samples: readonly M
   );
 
   const windowSeconds = WINDOW_MINUTES * 60;
-  const end = Math.max(...answers.map((answer) => answer.atSeconds), 0);
+  // A reduce, not a spread: a long run has more answers than a call may take arguments.
+  const end = answers.reduce((latest, answer) => Math.max(latest, answer.atSeconds), 0);
   // The first window starts after the warm-up, as the issue's figures did: a cold start is not a slow-down.
   const firstWindow = answers.filter((answer) => answer.ok && answer.atSeconds >= warm && answer.atSeconds < warm + windowSeconds);
   const lastWindow = answers.filter((answer) => answer.ok && answer.atSeconds >= end - windowSeconds);
