@@ -32,7 +32,7 @@ import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, HIT_DATA, SAMPLE_DATA, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
-import type { CaptureKind, CaptureLoadRequest, CaptureRunReply, CaptureSample } from './bench/capture-load.worker.js';
+import type { CaptureCall, CaptureKind, CaptureLoadRequest, CaptureRunReply, CaptureSample } from './bench/capture-load.worker.js';
 import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js';
 import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
@@ -285,7 +285,7 @@ try {
   let idle: CpuWindow | null = null;
 
   const captures = () =>
-    benchCaptures({ serviceUrl: server.url, apiKey, config, sampler, temporal, measured, renderTemplate: (concurrency, limits) => loadRun('miss', 'json', concurrency, limits) });
+    benchCaptures({ serviceUrl: server.url, apiKey, templateId, config, sampler, temporal, measured, renderTemplate: (concurrency, limits) => loadRun('miss', 'json', concurrency, limits) });
   if (CAPTURES_ONLY) {
     await captures();
     print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
@@ -744,6 +744,7 @@ type Measure = (
 interface CaptureBenchDeps {
   readonly serviceUrl: string;
   readonly apiKey: string;
+  readonly templateId: string;
   readonly config: Awaited<ReturnType<typeof startBenchService>>['config'];
   readonly sampler: BenchThread<SamplerRequest, unknown>;
   readonly temporal: Awaited<ReturnType<typeof startBenchService>>['temporal'];
@@ -752,7 +753,7 @@ interface CaptureBenchDeps {
   readonly renderTemplate: (concurrency: number, limits: { maxMs: number; maxCount: number }) => Promise<LoadReply>;
 }
 
-async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, measured, renderTemplate }: CaptureBenchDeps): Promise<void> {
+async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, temporal, measured, renderTemplate }: CaptureBenchDeps): Promise<void> {
   print();
   print('== URL captures');
   const client: BenchThread<CaptureLoadRequest, unknown> = startThread(new URL('./bench/capture-load.worker.ts', import.meta.url));
@@ -760,8 +761,8 @@ async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, me
     const pageBase = String(await client.call({ kind: 'serve', host: CAPTURE_PAGE_HOST }));
     const clientCpu = async () => Number(await client.call({ kind: 'cpu' }));
     let nextPage = 1_000_000;
-    const serviceRun = async (capture: CaptureKind, concurrency: number, limits: { maxMs: number; maxCount: number }) => {
-      const reply = (await client.call({ kind: 'run', baseUrl: serviceUrl, apiKey, pageBase, capture, concurrency, ...limits, firstIndex: nextPage, timeoutMs: REQUEST_TIMEOUT_MS })) as CaptureRunReply;
+    const serviceRun = async (capture: CaptureCall, concurrency: number, limits: { maxMs: number; maxCount: number }) => {
+      const reply = (await client.call({ kind: 'run', baseUrl: serviceUrl, apiKey, templateId, pageBase, capture, concurrency, ...limits, firstIndex: nextPage, timeoutMs: REQUEST_TIMEOUT_MS })) as CaptureRunReply;
       nextPage += limits.maxCount;
       return reply;
     };
@@ -772,6 +773,7 @@ async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, me
     await serviceRun('screenshot', 4, { maxMs: 20_000, maxCount: 8 });
     await serviceRun('pdf', 4, { maxMs: 20_000, maxCount: 8 });
     await renderTemplate(4, { maxMs: 20_000, maxCount: 8 });
+    await serviceRun('png-render', 4, { maxMs: 20_000, maxCount: 8 });
 
     // The raw browser: the pool browser's command line without the service's egress proxy.
     const model = chromiumBrowsersUnder(process.pid)[0];
@@ -856,10 +858,17 @@ async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, me
       }
     }
     const templates: Scenario[] = [];
+    const pngTemplates: Scenario[] = [];
     for (const concurrency of CAPTURE_CONCURRENCY) {
       templates.push(
         await measured(`template render c${concurrency}`, 'miss', 'json', concurrency, async () => {
           const reply = await renderTemplate(concurrency, CAPTURE_RUN[concurrency]);
+          return { run: reply, clientCpu: reply.clientCpu };
+        }),
+      );
+      pngTemplates.push(
+        await measured(`png template render c${concurrency}`, 'miss', 'image', concurrency, async () => {
+          const reply = await serviceRun('png-render', concurrency, CAPTURE_RUN[concurrency]);
           return { run: reply, clientCpu: reply.clientCpu };
         }),
       );
@@ -873,10 +882,10 @@ async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, me
     print("   raw screenshot = page.goto(url, { waitUntil: 'load' }) + page.screenshot({ type: 'png', optimizeForSpeed: true, captureBeyondViewport: false })");
     print("   raw pdf = page.goto(url, { waitUntil: 'load' }) + page.pdf({ A4, printBackground, tagged, outline }); one warm page per client, straight from URL to URL");
     print('   screenshot = POST /api/v1/screenshots { url, width: 1200, height: 630 }; pdf = POST /api/v1/pdf { url, format: A4 }; each answered when stored');
-    print('   template render = POST /api/v2/render of the same card (cache: false, JPEG), json');
+    print('   template render = POST /api/v2/render of the same card (cache: false, JPEG), json; png template render: the same as PNG, json');
     print(table(
       ['scenario', 'n', 'p50 ms', 'p95 ms', 'per s', 'p50 vs raw', 'per s vs raw'],
-      [...raws, ...services, ...templates].map((scenario) => {
+      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) => {
         const raw = scenario.kind === 'capture' ? rawOf(scenario) : undefined;
         return [
           scenario.label,
@@ -892,11 +901,12 @@ async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, me
     print();
     print(`== CPU-seconds per capture by process family (as above; the page server and HTTP client thread not counted)`);
     print(table(
-      ['scenario', 'chromium', 'node', 'temporal', 'postgres', 'other', 'total', 'total vs raw', 'total vs template render', 'new chromium procs'],
-      [...raws, ...services, ...templates].map((scenario) => {
+      ['scenario', 'chromium', 'node', 'temporal', 'postgres', 'other', 'total', 'total vs raw', 'total vs template render', 'vs png template render', 'new chromium procs'],
+      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) => {
         const { cpu: c } = scenario;
         const raw = scenario.kind === 'capture' ? rawOf(scenario) : undefined;
         const template = scenario.kind === 'capture' ? templateAt(scenario.concurrency) : undefined;
+        const pngTemplate = scenario.kind === 'capture' ? pngTemplates.find((png) => png.concurrency === scenario.concurrency) : undefined;
         return [
           scenario.label,
           cpu(c.chromium),
@@ -907,6 +917,7 @@ async function benchCaptures({ serviceUrl, apiKey, config, sampler, temporal, me
           cpu(c.total),
           raw ? ratio(c.total / raw.cpu.total) : '',
           template ? ratio(c.total / template.cpu.total) : '',
+          pngTemplate ? ratio(c.total / pngTemplate.cpu.total) : '',
           c.newChromiumProcesses.toFixed(2),
         ];
       }),

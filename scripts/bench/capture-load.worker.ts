@@ -14,6 +14,8 @@ import { serveThread, threadCpuSeconds } from './threads.js';
  */
 
 export type CaptureKind = 'screenshot' | 'pdf';
+/** What a run asks of the service: a capture of the card's page, or a PNG render of the card's template (cache: false). */
+export type CaptureCall = CaptureKind | 'png-render';
 
 export type CaptureLoadRequest =
   | { readonly kind: 'serve'; readonly host: string }
@@ -23,7 +25,9 @@ export type CaptureLoadRequest =
       readonly baseUrl: string;
       readonly apiKey: string;
       readonly pageBase: string;
-      readonly capture: CaptureKind;
+      readonly capture: CaptureCall;
+      /** The card's template, for png-render. */
+      readonly templateId: string;
       readonly firstIndex: number;
       readonly timeoutMs: number;
     });
@@ -50,9 +54,14 @@ let server: Server | undefined;
 
 const captureOnce = async (request: Extract<CaptureLoadRequest, { kind: 'run' }>, index: number): Promise<CaptureSample> => {
   const url = `${request.pageBase}/card/${request.firstIndex + index}`;
-  const body = request.capture === 'screenshot' ? { url, width: WIDTH, height: HEIGHT } : { url, format: 'A4' };
+  const [path, body] =
+    request.capture === 'screenshot'
+      ? ['/api/v1/screenshots', { url, width: WIDTH, height: HEIGHT }]
+      : request.capture === 'pdf'
+        ? ['/api/v1/pdf', { url, format: 'A4' }]
+        : ['/api/v2/render', { template: request.templateId, outputFormat: 'png', cache: false, data: dataFor(request.firstIndex + index) }];
   const sentAt = wallNow();
-  const response = await fetch(`${request.baseUrl}/api/v1/${request.capture === 'screenshot' ? 'screenshots' : 'pdf'}`, {
+  const response = await fetch(`${request.baseUrl}${path}`, {
     method: 'POST',
     headers: { 'x-api-key': request.apiKey, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -60,7 +69,7 @@ const captureOnce = async (request: Extract<CaptureLoadRequest, { kind: 'run' }>
   });
   const text = await response.text();
   const receivedAt = wallNow();
-  if (response.status !== 200) throw new Error(`POST /api/v1/${request.capture} answered ${response.status}: ${text.slice(0, 500)}`);
+  if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 500)}`);
   return { requestId: String((JSON.parse(text) as { requestId?: unknown }).requestId), sentAt, receivedAt };
 };
 
