@@ -52,6 +52,10 @@ export interface WithPageOptions {
   signal?: AbortSignal;
   /** Overrides renderQueueTimeoutMs for this call; 0 refuses at once when no slot is free. */
   queueTimeoutMs?: number;
+  /** Prefer a page the tenant last used for the same (see RunOptions.affinity). */
+  affinity?: string;
+  /** Readies the page for the next render instead of resetPage. */
+  reset?: (page: Page, cdp: CDPSession) => Promise<unknown>;
 }
 
 export interface BrowserPoolStats {
@@ -292,6 +296,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         tenant: withOptions.tenant,
         deadlineMs: withOptions.deadlineMs,
         onSettled: () => ticket.release(),
+        affinity: withOptions.affinity,
+        reset: withOptions.reset,
       });
       retireIfSpent(slot);
       return await running;
