@@ -845,13 +845,13 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     }
 
     const services: Scenario[] = [];
-    const c1Samples: CaptureSample[] = [];
+    const samplesOf = new Map<string, CaptureSample[]>();
     for (const capture of ['screenshot', 'pdf'] as const) {
       for (const concurrency of CAPTURE_CONCURRENCY) {
         services.push(
           await measured(`${capture} c${concurrency}`, 'capture', capture === 'screenshot' ? 'image' : 'json', concurrency, async () => {
             const reply = await serviceRun(capture, concurrency, CAPTURE_RUN[concurrency]);
-            if (concurrency === 1 && capture === 'screenshot') c1Samples.push(...reply.samples);
+            samplesOf.set(`${capture} c${concurrency}`, reply.samples);
             return { run: reply, clientCpu: reply.clientCpu };
           }),
         );
@@ -932,27 +932,33 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
       ];
     })));
 
-    // Where a screenshot's time goes outside the page: its workflow history, c1.
-    const steps = new Map<string, number[]>();
-    const add = (step: string, value: number) => steps.set(step, [...(steps.get(step) ?? []), value]);
-    const counts: number[] = [];
-    for (const sample of c1Samples) {
-      const history = await temporal.client.workflow.getHandle(sample.requestId).fetchHistory().catch(() => undefined);
-      const events = (history?.events ?? []).map((event) => ({ type: eventTypeOf(event), at: historyMs(event.eventTime) }));
-      if (events.length === 0) continue;
-      counts.push(events.length);
-      const at = (type: string) => events.find((event) => event.type === type)?.at ?? Number.NaN;
-      add('HTTP in -> workflow started (auth, URL check, CaptureRequested, start RPC)', at('WorkflowExecutionStarted') - sample.sentAt);
-      add('workflow started -> capture activity scheduled (charge)', at('ActivityTaskScheduled') - at('WorkflowExecutionStarted'));
-      add('activity dispatch (scheduled -> started)', at('ActivityTaskStarted') - at('ActivityTaskScheduled'));
-      add('capture activity (started -> completed: page, capture, storage)', at('ActivityTaskCompleted') - at('ActivityTaskStarted'));
-      add('activity completed -> workflow completed (record)', at('WorkflowExecutionCompleted') - at('ActivityTaskCompleted'));
-      add('workflow completed -> HTTP answer received', sample.receivedAt - at('WorkflowExecutionCompleted'));
-      add('total (client)', sample.receivedAt - sample.sentAt);
-    }
+    // Where a capture's time goes outside the page: its workflow history.
+    const stepsOf = async (samples: readonly CaptureSample[]) => {
+      const steps = new Map<string, number[]>();
+      const add = (step: string, value: number) => steps.set(step, [...(steps.get(step) ?? []), value]);
+      const counts: number[] = [];
+      for (const sample of samples) {
+        const history = await temporal.client.workflow.getHandle(sample.requestId).fetchHistory().catch(() => undefined);
+        const events = (history?.events ?? []).map((event) => ({ type: eventTypeOf(event), at: historyMs(event.eventTime) }));
+        if (events.length === 0) continue;
+        counts.push(events.length);
+        const at = (type: string) => events.find((event) => event.type === type)?.at ?? Number.NaN;
+        add('HTTP in -> workflow started (auth, URL check, CaptureRequested, start RPC)', at('WorkflowExecutionStarted') - sample.sentAt);
+        add('workflow started -> capture activity scheduled (charge)', at('ActivityTaskScheduled') - at('WorkflowExecutionStarted'));
+        add('activity dispatch (scheduled -> started)', at('ActivityTaskStarted') - at('ActivityTaskScheduled'));
+        add('capture activity (started -> completed: pool queue, page, capture, storage)', at('ActivityTaskCompleted') - at('ActivityTaskStarted'));
+        add('activity completed -> workflow completed (record)', at('WorkflowExecutionCompleted') - at('ActivityTaskCompleted'));
+        add('workflow completed -> HTTP answer received', sample.receivedAt - at('WorkflowExecutionCompleted'));
+        add('total (client)', sample.receivedAt - sample.sentAt);
+      }
+      return { steps, counts };
+    };
+    const runs = [...samplesOf.keys()];
+    const breakdowns = await Promise.all(runs.map((run) => stepsOf(samplesOf.get(run) ?? [])));
     print();
-    print(`== where a screenshot spends its time (c1, ${counts.length} captures, ${median(counts)} history events each; ms)`);
-    print(table(['step', 'p50', 'p95'], [...steps].map(([step, values]) => [step, ms(median(values.filter(Number.isFinite))), ms(percentile(values.filter(Number.isFinite), 95))])));
+    print(`== where a capture spends its time (workflow history; p50 ms, history events per capture: ${breakdowns.map((b, i) => `${runs[i]} ${median(b.counts)}`).join(', ')})`);
+    const stepNames = [...(breakdowns[0]?.steps.keys() ?? [])];
+    print(table(['step', ...runs], stepNames.map((step) => [step, ...breakdowns.map((b) => ms(median((b.steps.get(step) ?? []).filter(Number.isFinite))))])));
 
     print();
     print('== targets of issue 24 item 6 (2 cores, same run)');
