@@ -87,13 +87,13 @@ const navigate = async (page: Page, url: string, timeoutMs: number) => {
  */
 export const parkCapturePage = async (page: Page, cdp: CDPSession): Promise<void> => {
   if (page.url() === BLANK) return;
-  const parked = page.waitForNavigation({ waitUntil: 'load', timeout: PARK_WITHIN_MS });
-  parked.catch(() => {});
-  const sent = await cdp.send('Runtime.evaluate', { expression: `location.replace('${BLANK}')` }).then(
-    ({ exceptionDetails }) => exceptionDetails === undefined,
+  const parked = page.waitForNavigation({ waitUntil: 'load', timeout: PARK_WITHIN_MS }).then(
+    () => page.url() === BLANK,
     () => false,
   );
-  if (sent && (await parked.then(() => page.url() === BLANK, () => false))) return;
+  // Not awaited: a page busy in a script of its own would hold the answer; the navigation's wait bounds it.
+  void cdp.send('Runtime.evaluate', { expression: `location.replace('${BLANK}')` }).catch(() => undefined);
+  if (await parked) return;
   await page.goto(BLANK);
 };
 
