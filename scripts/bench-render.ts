@@ -943,11 +943,18 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
         if (events.length === 0) continue;
         counts.push(events.length);
         const at = (type: string) => events.find((event) => event.type === type)?.at ?? Number.NaN;
+        /** Summed over every workflow task: from one event of a task to the next. */
+        const tasks = (from: string, to: string) =>
+          events.reduce((sum, event, index) => (event.type === from ? sum + (events.slice(index).find((next) => next.type === to)?.at ?? Number.NaN) - event.at : sum), 0);
         add('HTTP in -> workflow started (auth, URL check, CaptureRequested, start RPC)', at('WorkflowExecutionStarted') - sample.sentAt);
-        add('workflow started -> capture activity scheduled (charge)', at('ActivityTaskScheduled') - at('WorkflowExecutionStarted'));
-        add('activity dispatch (scheduled -> started)', at('ActivityTaskStarted') - at('ActivityTaskScheduled'));
-        add('capture activity (started -> completed: pool queue, page, capture, storage)', at('ActivityTaskCompleted') - at('ActivityTaskStarted'));
-        add('activity completed -> workflow completed (record)', at('WorkflowExecutionCompleted') - at('ActivityTaskCompleted'));
+        add('workflow tasks waiting for the worker (scheduled -> started, all tasks)', tasks('WorkflowTaskScheduled', 'WorkflowTaskStarted'));
+        add('workflow tasks on the worker (started -> completed, all tasks; local activities run inside)', tasks('WorkflowTaskStarted', 'WorkflowTaskCompleted'));
+        if (events.some((event) => event.type === 'ActivityTaskScheduled')) {
+          add('workflow started -> capture activity scheduled (charge)', at('ActivityTaskScheduled') - at('WorkflowExecutionStarted'));
+          add('activity dispatch (scheduled -> started)', at('ActivityTaskStarted') - at('ActivityTaskScheduled'));
+          add('capture activity (started -> completed: pool queue, page, capture, storage)', at('ActivityTaskCompleted') - at('ActivityTaskStarted'));
+          add('activity completed -> workflow completed (record)', at('WorkflowExecutionCompleted') - at('ActivityTaskCompleted'));
+        }
         add('workflow completed -> HTTP answer received', sample.receivedAt - at('WorkflowExecutionCompleted'));
         add('total (client)', sample.receivedAt - sample.sentAt);
       }
@@ -957,7 +964,7 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     const breakdowns = await Promise.all(runs.map((run) => stepsOf(samplesOf.get(run) ?? [])));
     print();
     print(`== where a capture spends its time (workflow history; p50 ms, history events per capture: ${breakdowns.map((b, i) => `${runs[i]} ${median(b.counts)}`).join(', ')})`);
-    const stepNames = [...(breakdowns[0]?.steps.keys() ?? [])];
+    const stepNames = [...new Set(breakdowns.flatMap((b) => [...b.steps.keys()]))];
     print(table(['step', ...runs], stepNames.map((step) => [step, ...breakdowns.map((b) => ms(median((b.steps.get(step) ?? []).filter(Number.isFinite))))])));
 
     print();
