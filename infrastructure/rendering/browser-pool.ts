@@ -56,6 +56,8 @@ export interface WithPageOptions {
   affinity?: string;
   /** Readies the page for the next render instead of resetPage. */
   reset?: (page: Page, cdp: CDPSession) => Promise<unknown>;
+  /** Undoes what reset left before the page's next render (see RunOptions.wake). */
+  wake?: (page: Page, cdp: CDPSession) => Promise<unknown>;
 }
 
 export interface BrowserPoolStats {
@@ -298,6 +300,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         onSettled: () => ticket.release(),
         affinity: withOptions.affinity,
         reset: withOptions.reset,
+        wake: withOptions.wake,
       });
       retireIfSpent(slot);
       return await running;

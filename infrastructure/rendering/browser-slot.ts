@@ -53,6 +53,8 @@ export interface RunOptions {
   readonly affinity?: string;
   /** Readies the page for its next render instead of the slot's resetPage (a capture parks its page its own way). */
   readonly reset?: (page: Page, cdp: CDPSession) => Promise<unknown>;
+  /** Undoes what `reset` left that no other render expects (a frozen page), before the page's next render, whichever it is. */
+  readonly wake?: (page: Page, cdp: CDPSession) => Promise<unknown>;
 }
 
 /** The render's view of its page: the puppeteer page, and a CDP session for single-round-trip calls. */
@@ -89,6 +91,8 @@ interface Lane {
   lastUsed: number;
   /** The affinity of the render that used it last. */
   affinity: string | undefined;
+  /** Set by the last render's own reset: run before the next render. */
+  wake: RunOptions['wake'];
 }
 
 /** Long enough for a healthy Chromium, short enough that a wedged one frees its slot within seconds. */
@@ -165,7 +169,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
         page.once('error', (error) => reject(validationError(`The page crashed while rendering (${error.message}); it may use too much memory`)));
       });
       crashed.catch(() => {});
-      return { tenant, context, page, cdp, crashed, uses: 0, lastUsed: 0, affinity: undefined };
+      return { tenant, context, page, cdp, crashed, uses: 0, lastUsed: 0, affinity: undefined, wake: undefined };
     } catch (error) {
       await within(context.close(), TEARDOWN_TIMEOUT_MS).catch(() => {});
       throw error;
@@ -211,19 +215,20 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   };
 
   /** A page goes back to the idle set only when it is healthy and blank; otherwise it is discarded. */
-  const giveBack = (lane: Lane, reusable: boolean, reset: RunOptions['reset']): Promise<void> => {
-    const settled = settle(lane, reusable, reset).finally(() => settling.delete(lane));
+  const giveBack = (lane: Lane, reusable: boolean, runOptions: RunOptions): Promise<void> => {
+    const settled = settle(lane, reusable, runOptions).finally(() => settling.delete(lane));
     settling.set(lane, settled.catch(() => {}));
     return settled;
   };
 
-  const settle = async (lane: Lane, reusable: boolean, ownReset: RunOptions['reset']) => {
+  const settle = async (lane: Lane, reusable: boolean, runOptions: RunOptions) => {
     lane.uses++;
     lane.lastUsed = performance.now();
     if (!reusable || closing || crashed || lane.uses >= options.maxUsesPerPage) return discard(lane);
-    const resetPage = ownReset ?? options.resetPage;
+    const resetPage = runOptions.reset ?? options.resetPage;
     const reset = resetPage ? resetPage(lane.page, lane.cdp) : lane.page.goto('about:blank');
     if ((await within(reset, RESET_TIMEOUT_MS).catch(() => TIMED_OUT)) === TIMED_OUT) return discard(lane);
+    lane.wake = runOptions.reset ? runOptions.wake : undefined;
     idleLanes.push(lane);
   };
 
@@ -253,6 +258,10 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
       await Promise.race([before, crash]);
       lane = await Promise.race([takeLane(runOptions.tenant, runOptions.affinity), crash]);
       lane.affinity = runOptions.affinity;
+      const { wake } = lane;
+      lane.wake = undefined;
+      // A page that cannot be woken is not handed out: the render fails, retried elsewhere, and the page is discarded.
+      if (wake && (await within(wake(lane.page, lane.cdp), RESET_TIMEOUT_MS)) === TIMED_OUT) throw new Error('a parked page did not wake in time');
       const work = fn({ page: lane.page, cdp: lane.cdp });
       const outcome = await within(Promise.race([work, lane.crashed, crash]), runOptions.deadlineMs);
       if (outcome === TIMED_OUT) {
@@ -268,7 +277,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
       throw error;
     } finally {
       finished();
-      const finishing = lane ? giveBack(lane, reusable, runOptions.reset) : Promise.resolve();
+      const finishing = lane ? giveBack(lane, reusable, runOptions) : Promise.resolve();
       void finishing
         .catch((error: unknown) => logger.warn({ err: error, browser: id }, 'could not tidy a page after a render'))
         .finally(() => {

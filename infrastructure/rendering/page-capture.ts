@@ -19,9 +19,6 @@ export interface PageCaptureOptions {
   readonly maxPdfPages: number;
 }
 
-const BLANK = 'about:blank';
-/** How long a page may take to park on about:blank by its own navigation before it is sent there by the browser. */
-const PARK_WITHIN_MS = 1_000;
 
 /** Milliseconds a capture may hold its page at most: every phase's bound, plus the client's wait. */
 const captureLimitMs = (options: Pick<PageCaptureOptions, 'navigationTimeoutMs' | 'captureTimeoutMs'>, spec: CaptureSpec) =>
@@ -76,25 +73,24 @@ const navigate = async (page: Page, url: string, timeoutMs: number) => {
 };
 
 /**
- * After a capture the page goes to about:blank by its own navigation, not the browser's: what the
- * captured document still runs (timers, animation frames, requests) ends, and the page keeps its
- * renderer process, which the next capture of the same site reuses as a browser's tab does (a
- * navigation by the browser, to about:blank or to a template's host, starts a new renderer each time,
- * and the next capture another). The page stays in its organization's own browser context: what
- * the organization's pages stored is theirs, as for template renders. A page that will not go (a
- * beforeunload handler, a stuck script) is sent by the browser, and the pool discards one that
- * does not go even then.
+ * After a capture the page stays where it is, with its loading stopped and its document frozen: what
+ * the captured document still runs (timers, animation frames, requests) stops at once, and the page
+ * keeps its renderer process and its document until the next capture replaces it, which costs the
+ * next capture of the same site no new renderer, as a browser tab going from page to page (a
+ * navigation by the browser, to about:blank or to a template's host, starts a new renderer each
+ * time, and the next capture another; even the page's own navigation to about:blank costs a
+ * document and a frame). The page stays in its organization's own browser context: what the
+ * organization's pages stored is theirs, as for template renders. A page that cannot be frozen in
+ * time (a script that never yields) is discarded by the pool.
  */
-export const parkCapturePage = async (page: Page, cdp: CDPSession): Promise<void> => {
-  if (page.url() === BLANK) return;
-  const parked = page.waitForNavigation({ waitUntil: 'load', timeout: PARK_WITHIN_MS }).then(
-    () => page.url() === BLANK,
-    () => false,
-  );
-  // Not awaited: a page busy in a script of its own would hold the answer; the navigation's wait bounds it.
-  void cdp.send('Runtime.evaluate', { expression: `location.replace('${BLANK}')` }).catch(() => undefined);
-  if (await parked) return;
-  await page.goto(BLANK);
+export const parkCapturePage = async (_page: Page, cdp: CDPSession): Promise<void> => {
+  await cdp.send('Page.stopLoading');
+  await cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
+};
+
+/** Before the page's next render, whichever it is: the frozen document may run again, until it is navigated away. */
+export const wakeCapturePage = async (_page: Page, cdp: CDPSession): Promise<void> => {
+  await cdp.send('Page.setWebLifecycleState', { state: 'active' });
 };
 
 /** Width and height of a PNG from its header (IHDR), or undefined when the bytes are no PNG. */
@@ -142,9 +138,10 @@ export const createPageCapturer = (options: PageCaptureOptions): PageCapturer =>
       {
         tenant,
         deadlineMs: captureLimitMs(options, spec),
-        // Captures of one size find a page as the last one left it: viewport set, on the site it captured, parked.
+        // Captures of one size find a page as the last one left it: viewport set, on the site it captured, frozen.
         affinity: `capture ${spec.width}x${spec.height}`,
         reset: parkCapturePage,
+        wake: wakeCapturePage,
       },
     ),
 });

@@ -16,7 +16,8 @@ import { prepareTemplateHost } from '../../infrastructure/rendering/template-doc
 /*
  * Captures on the pool's warm pages, set up as a render worker sets them up (egress proxy, network
  * guard, confinement, template host reset): a page left by a capture stays with its organization and
- * its site, parked on about:blank, and nothing it holds reaches another organization's capture.
+ * its site, its loading stopped and its document frozen, and nothing it holds reaches another
+ * organization's capture.
  */
 
 const logger = pino({ level: 'silent' });
