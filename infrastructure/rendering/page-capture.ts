@@ -19,7 +19,6 @@ export interface PageCaptureOptions {
   readonly maxPdfPages: number;
 }
 
-
 /** Milliseconds a capture may hold its page at most: every phase's bound, plus the client's wait. */
 const captureLimitMs = (options: Pick<PageCaptureOptions, 'navigationTimeoutMs' | 'captureTimeoutMs'>, spec: CaptureSpec) =>
   options.navigationTimeoutMs + spec.waitTime + options.captureTimeoutMs;
@@ -48,7 +47,7 @@ const watchRefusedNavigations = (page: Page): { refused: string[]; stop: () => v
  */
 const navigate = async (page: Page, url: string, timeoutMs: number) => {
   const { refused, stop } = watchRefusedNavigations(page);
-  // Whether the page got as far as a document of its own: the page it left may be anything (parked, a template's host).
+  // Whether the page got as far as a document of its own: the page it left may show anything (a frozen capture, a template's host).
   let committed = false;
   const onNavigated = (frame: Frame) => {
     if (frame === page.mainFrame()) committed = true;
