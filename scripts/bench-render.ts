@@ -25,6 +25,7 @@ import path from 'node:path';
 import express from 'express';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { htmlDocument } from '../application/renders/html-document.js';
+import { pdfViewport } from '../domain/renders/capture-events.js';
 import { renderStream } from '../domain/renders/render-events.js';
 import { createLogger } from '../infrastructure/config/logger.js';
 import { CHROMIUM_ARGS } from '../infrastructure/rendering/browser-pool.js';
@@ -34,6 +35,7 @@ import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, HIT_DATA, SAMPLE_DATA, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
+import type { CaptureCall, CaptureKind, CaptureLoadRequest, CaptureRunReply, CaptureSample } from './bench/capture-load.worker.js';
 import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js';
 import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
@@ -64,6 +66,13 @@ const RAW_SETTLE_MAX_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const TARGETS = { idlePssMb: 1_024, loadPssMb: 1_536, missP50OverRawMs: 20, throughputVsRawAtC8: 0.6, chromiumCpuVsRaw: 2, totalCpuVsRaw: 4, hitP50Ms: 3, hitsPerSecondAtC8: 1_000, roundTripsPerHit: 2 };
 const HITS_ONLY = process.env.BENCH_ONLY === 'hits';
+/** BENCH_ONLY=captures: URL captures alone (benchCaptures, at the end of this file). */
+const CAPTURES_ONLY = process.env.BENCH_ONLY === 'captures';
+const CAPTURE_PAGE_HOST = '127.0.0.3';
+const CAPTURE_CONCURRENCY = [1, 8] as const;
+const RAW_CAPTURE_RUN = { 1: { maxMs: 5_000, maxCount: 60 }, 8: { maxMs: 6_000, maxCount: 300 } } as const;
+const CAPTURE_RUN = { 1: { maxMs: 8_000, maxCount: 40 }, 8: { maxMs: 10_000, maxCount: 120 } } as const;
+const CAPTURE_TARGETS = { capturesPerSecondAtC8: 2.5, throughputVsRawAtC8: 0.6, cpuVsTemplateRender: 1.5 };
 
 const wallNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -102,7 +111,7 @@ interface CpuPerRender {
 interface Scenario {
   readonly label: string;
   /** raw-pdf and pdf: the 50-page document, reported apart from the card. */
-  readonly kind: 'raw' | 'miss' | 'hit' | 'raw-pdf' | 'pdf';
+  readonly kind: 'raw' | 'miss' | 'hit' | 'raw-pdf' | 'pdf' | 'raw-capture' | 'capture';
   readonly output: 'json' | 'image' | null;
   readonly concurrency: number;
   readonly stats: Stats;
@@ -129,6 +138,8 @@ try {
   const load: BenchThread<LoadRequest, LoadReply> = startThread(new URL('./bench/load.worker.ts', import.meta.url));
   stops.push(() => load.stop());
 
+  // The captured page is served on a loopback address of its own, which the service must be allowed to reach.
+  process.env.ALLOWED_PRIVATE_HOSTS = [process.env.ALLOWED_PRIVATE_HOSTS, CAPTURE_PAGE_HOST].filter(Boolean).join(',');
   const { config, runtime, temporal, apiKey } = await startBenchService({ dataDir, logger, stops });
   await sampler.call({ kind: 'configure', rootPid: process.pid, dataDir });
 
@@ -259,7 +270,7 @@ try {
     await sleep(CPU_TAIL_MS);
     const window = (await sampler.call({ kind: 'stop' })) as CpuWindow;
     const n = run.latencies.length;
-    const raw = kind === 'raw' || kind === 'raw-pdf';
+    const raw = kind === 'raw' || kind === 'raw-pdf' || kind === 'raw-capture';
     const own = raw ? 'rawChromium' : 'chromium';
     const { families } = window;
     const node = window.process - window.sampler - clientCpu;
@@ -298,6 +309,15 @@ try {
   let idleMemory: MemorySample | null = null;
   let loadMemory: MemorySample | null = null;
   const summedPss = (sample: MemorySample | null) => (sample ? Object.values(sample.pssMb).reduce((sum, mb) => sum + mb, 0) : Number.NaN);
+
+  const captures = () =>
+    benchCaptures({ serviceUrl: server.url, apiKey, templateId, config, sampler, temporal, measured, renderTemplate: (concurrency, limits) => loadRun('miss', 'json', concurrency, limits) });
+  if (CAPTURES_ONLY) {
+    await captures();
+    print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
+    await stopAll();
+    process.exit(process.exitCode ?? 0);
+  }
 
   if (!HITS_ONLY) {
     print('warming up the service');
@@ -756,6 +776,8 @@ try {
   }
   print(`   render use case p50 ${ms(median(hitParts.service))} ms (of which appends p50 ${ms(median(hitParts.append))} ms, ${(hitParts.append.length / Math.max(1, hitParts.service.length)).toFixed(1)} per hit); HTTP, auth and logging around it ${ms(hitC1P50 - median(hitParts.service))} ms`);
 
+  if (!HITS_ONLY) await captures();
+
   print();
   print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
 } catch (error) {
@@ -763,4 +785,270 @@ try {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 } finally {
   await stopAll();
+}
+
+/*
+ * URL captures (issue 24 item 6): POST /api/v1/screenshots (a PNG of the card's 1200x630) and
+ * POST /api/v1/pdf (A4) of the bench card served as a web page from a local HTTP server, at 1 and
+ * 8 clients, against raw puppeteer on warm pages of a Chromium with the pool's command line (minus
+ * the egress proxy, which is the service's): page.goto + page.screenshot / page.pdf, the page going
+ * straight from one capture's URL to the next. Template renders of the same card are measured in the
+ * same section, for CPU per capture against CPU per render.
+ */
+
+type Measure = (
+  label: string,
+  kind: Scenario['kind'],
+  output: Scenario['output'],
+  concurrency: number,
+  work: () => Promise<{ run: RunResult; clientCpu: number }>,
+) => Promise<Scenario>;
+
+interface CaptureBenchDeps {
+  readonly serviceUrl: string;
+  readonly apiKey: string;
+  readonly templateId: string;
+  readonly config: Awaited<ReturnType<typeof startBenchService>>['config'];
+  readonly sampler: BenchThread<SamplerRequest, unknown>;
+  readonly temporal: Awaited<ReturnType<typeof startBenchService>>['temporal'];
+  readonly measured: Measure;
+  /** A cache-miss template render of the card (json), the CPU a capture is compared with. */
+  readonly renderTemplate: (concurrency: number, limits: { maxMs: number; maxCount: number }) => Promise<LoadReply>;
+}
+
+async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, temporal, measured, renderTemplate }: CaptureBenchDeps): Promise<void> {
+  print();
+  print('== URL captures');
+  const client: BenchThread<CaptureLoadRequest, unknown> = startThread(new URL('./bench/capture-load.worker.ts', import.meta.url));
+  try {
+    const pageBase = String(await client.call({ kind: 'serve', host: CAPTURE_PAGE_HOST }));
+    const clientCpu = async () => Number(await client.call({ kind: 'cpu' }));
+    let nextPage = 1_000_000;
+    const serviceRun = async (capture: CaptureCall, concurrency: number, limits: { maxMs: number; maxCount: number }) => {
+      const reply = (await client.call({ kind: 'run', baseUrl: serviceUrl, apiKey, templateId, pageBase, capture, concurrency, ...limits, firstIndex: nextPage, timeoutMs: REQUEST_TIMEOUT_MS })) as CaptureRunReply;
+      nextPage += limits.maxCount;
+      return reply;
+    };
+
+    print('warming up the service\'s captures');
+    await serviceRun('screenshot', 1, { maxMs: 20_000, maxCount: 3 });
+    await serviceRun('pdf', 1, { maxMs: 20_000, maxCount: 2 });
+    await serviceRun('screenshot', 4, { maxMs: 20_000, maxCount: 8 });
+    await serviceRun('pdf', 4, { maxMs: 20_000, maxCount: 8 });
+    await renderTemplate(4, { maxMs: 20_000, maxCount: 8 });
+    await serviceRun('png-render', 4, { maxMs: 20_000, maxCount: 8 });
+
+    // The raw browser: the pool browser's command line without the service's egress proxy.
+    const model = chromiumBrowsersUnder(process.pid)[0];
+    const ownArgs = (arg: string) => !['--user-data-dir', '--remote-debugging-', '--proxy-server', '--proxy-bypass-list'].some((prefix) => arg.startsWith(prefix));
+    const noSandbox = process.getuid?.() === 0 || config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : [];
+    const browser: Browser = await puppeteer.launch({
+      ...(model
+        ? { executablePath: model.argv[0], ignoreDefaultArgs: true, args: model.argv.slice(1).filter(ownArgs) }
+        : { executablePath: config.CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...noSandbox] }),
+      headless: true,
+      pipe: true,
+      protocolTimeout: 30_000,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    const raws: Scenario[] = [];
+    const rawPhases: Record<CaptureKind, { load: number; capture: number }[]> = { screenshot: [], pdf: [] };
+    try {
+      const rawPid = browser.process()?.pid;
+      await sampler.call({ kind: 'rawBrowsers', pids: rawPid ? [rawPid] : [] });
+      const maxClients = Math.max(...CAPTURE_CONCURRENCY);
+      const pages: Page[] = [];
+      for (let i = 0; i < maxClients; i++) pages.push(await (await browser.createBrowserContext()).newPage());
+      let recordPhases = false;
+      const rawCapture = async (capture: CaptureKind, i: number, lane: number) => {
+        const page = pages[lane];
+        if (!page) throw new Error(`no warm page for client ${lane}`);
+        const t0 = performance.now();
+        await page.goto(`${pageBase}/card/${i}`, { waitUntil: 'load' });
+        const t1 = performance.now();
+        if (capture === 'screenshot') await page.screenshot({ type: 'png', optimizeForSpeed: true, captureBeyondViewport: false });
+        else await page.pdf({ width: '210mm', height: '297mm', printBackground: true, tagged: true, outline: true });
+        const t2 = performance.now();
+        if (recordPhases) rawPhases[capture].push({ load: t1 - t0, capture: t2 - t1 });
+        return t2 - t0;
+      };
+      for (const capture of ['screenshot', 'pdf'] as const) {
+        const viewport = capture === 'screenshot' ? { width: WIDTH, height: HEIGHT } : pdfViewport('A4');
+        for (const page of pages) await page.setViewport(viewport);
+        const base = nextPage;
+        nextPage += 1_000;
+        await runConcurrent({ concurrency: maxClients, maxCount: maxClients * 3, maxMs: 30_000 }, (i, lane) => rawCapture(capture, base + i, lane));
+        // Quiet first: a Chromium just launched is busy with its own start-up for seconds.
+        for (let waited = 0; waited < RAW_SETTLE_MAX_MS; waited += 1_000) {
+          await sampler.call({ kind: 'start' });
+          await sleep(1_000);
+          const window = (await sampler.call({ kind: 'stop' })) as CpuWindow;
+          if (window.families.rawChromium / window.seconds <= RAW_QUIET_CPU) break;
+        }
+        for (const concurrency of CAPTURE_CONCURRENCY) {
+          recordPhases = concurrency === 1;
+          const first = nextPage;
+          const limits = RAW_CAPTURE_RUN[concurrency];
+          nextPage += limits.maxCount;
+          raws.push(
+            await measured(`raw ${capture} c${concurrency}`, 'raw-capture', capture === 'screenshot' ? 'image' : 'json', concurrency, async () => {
+              const before = await clientCpu();
+              const run = await runConcurrent({ concurrency, ...limits }, (i, lane) => rawCapture(capture, first + i, lane));
+              return { run, clientCpu: (await clientCpu()) - before };
+            }),
+          );
+          recordPhases = false;
+        }
+      }
+    } finally {
+      await browser.close().catch(() => undefined);
+      await sampler.call({ kind: 'rawBrowsers', pids: [] });
+    }
+
+    const services: Scenario[] = [];
+    const samplesOf = new Map<string, CaptureSample[]>();
+    for (const capture of ['screenshot', 'pdf'] as const) {
+      for (const concurrency of CAPTURE_CONCURRENCY) {
+        services.push(
+          await measured(`${capture} c${concurrency}`, 'capture', capture === 'screenshot' ? 'image' : 'json', concurrency, async () => {
+            const reply = await serviceRun(capture, concurrency, CAPTURE_RUN[concurrency]);
+            samplesOf.set(`${capture} c${concurrency}`, reply.samples);
+            return { run: reply, clientCpu: reply.clientCpu };
+          }),
+        );
+      }
+    }
+    const templates: Scenario[] = [];
+    const pngTemplates: Scenario[] = [];
+    for (const concurrency of CAPTURE_CONCURRENCY) {
+      templates.push(
+        await measured(`template render c${concurrency}`, 'miss', 'json', concurrency, async () => {
+          const reply = await renderTemplate(concurrency, CAPTURE_RUN[concurrency]);
+          return { run: reply, clientCpu: reply.clientCpu };
+        }),
+      );
+      pngTemplates.push(
+        await measured(`png template render c${concurrency}`, 'miss', 'image', concurrency, async () => {
+          const reply = await serviceRun('png-render', concurrency, CAPTURE_RUN[concurrency]);
+          return { run: reply, clientCpu: reply.clientCpu };
+        }),
+      );
+    }
+
+    const kindOf = (scenario: Scenario): CaptureKind => (scenario.output === 'image' ? 'screenshot' : 'pdf');
+    const rawOf = (scenario: Scenario) => raws.find((raw) => kindOf(raw) === kindOf(scenario) && raw.concurrency === scenario.concurrency);
+    const templateAt = (concurrency: number) => templates.find((scenario) => scenario.concurrency === concurrency);
+    print();
+    print(`== URL captures of the ${WIDTH}x${HEIGHT} card served from ${pageBase} (one organization, pool ${config.BROWSERS} x ${config.PAGES_PER_BROWSER} pages)`);
+    print("   raw screenshot = page.goto(url, { waitUntil: 'load' }) + page.screenshot({ type: 'png', optimizeForSpeed: true, captureBeyondViewport: false })");
+    print("   raw pdf = page.goto(url, { waitUntil: 'load' }) + page.pdf({ A4, printBackground, tagged, outline }); one warm page per client, straight from URL to URL");
+    print('   screenshot = POST /api/v1/screenshots { url, width: 1200, height: 630 }; pdf = POST /api/v1/pdf { url, format: A4 }; each answered when stored');
+    print('   template render = POST /api/v2/render of the same card (cache: false, JPEG), json; png template render: the same as PNG, json');
+    print(table(
+      ['scenario', 'n', 'p50 ms', 'p95 ms', 'per s', 'p50 vs raw', 'per s vs raw'],
+      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) => {
+        const raw = scenario.kind === 'capture' ? rawOf(scenario) : undefined;
+        return [
+          scenario.label,
+          String(scenario.stats.n),
+          ms(scenario.stats.p50),
+          ms(scenario.stats.p95),
+          scenario.stats.perSecond.toFixed(2),
+          raw ? ratio(scenario.stats.p50 / raw.stats.p50) : '',
+          raw ? `${((scenario.stats.perSecond / raw.stats.perSecond) * 100).toFixed(0)}%` : '',
+        ];
+      }),
+    ));
+    print();
+    print(`== CPU-seconds per capture by process family (as above; the page server and HTTP client thread not counted)`);
+    print(table(
+      ['scenario', 'chromium', 'node', 'temporal', 'postgres', 'other', 'total', 'total vs raw', 'total vs template render', 'vs png template render', 'new chromium procs'],
+      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) => {
+        const { cpu: c } = scenario;
+        const raw = scenario.kind === 'capture' ? rawOf(scenario) : undefined;
+        const template = scenario.kind === 'capture' ? templateAt(scenario.concurrency) : undefined;
+        const pngTemplate = scenario.kind === 'capture' ? pngTemplates.find((png) => png.concurrency === scenario.concurrency) : undefined;
+        return [
+          scenario.label,
+          cpu(c.chromium),
+          cpu(c.node),
+          cpu(c.temporal),
+          cpu(c.postgres),
+          cpu(c.other),
+          cpu(c.total),
+          raw ? ratio(c.total / raw.cpu.total) : '',
+          template ? ratio(c.total / template.cpu.total) : '',
+          pngTemplate ? ratio(c.total / pngTemplate.cpu.total) : '',
+          c.newChromiumProcesses.toFixed(2),
+        ];
+      }),
+    ));
+    print();
+    print(`== raw capture at c1 (ms)`);
+    print(table(['part', 'p50', 'p95'], (['screenshot', 'pdf'] as const).flatMap((capture) => {
+      const phases = rawPhases[capture];
+      return [
+        [`${capture}: goto (load event)`, ms(median(phases.map((phase) => phase.load))), ms(percentile(phases.map((phase) => phase.load), 95))],
+        [`${capture}: ${capture === 'screenshot' ? 'screenshot (PNG)' : 'page.pdf'}`, ms(median(phases.map((phase) => phase.capture))), ms(percentile(phases.map((phase) => phase.capture), 95))],
+      ];
+    })));
+
+    // Where a capture's time goes outside the page: its workflow history.
+    const stepsOf = async (samples: readonly CaptureSample[]) => {
+      const steps = new Map<string, number[]>();
+      const add = (step: string, value: number) => steps.set(step, [...(steps.get(step) ?? []), value]);
+      const counts: number[] = [];
+      for (const sample of samples) {
+        const history = await temporal.client.workflow.getHandle(sample.requestId).fetchHistory().catch(() => undefined);
+        const events = (history?.events ?? []).map((event) => ({ type: eventTypeOf(event), at: historyMs(event.eventTime) }));
+        if (events.length === 0) continue;
+        counts.push(events.length);
+        const at = (type: string) => events.find((event) => event.type === type)?.at ?? Number.NaN;
+        /** Summed over every workflow task: from one event of a task to the next. */
+        const tasks = (from: string, to: string) =>
+          events.reduce((sum, event, index) => (event.type === from ? sum + (events.slice(index).find((next) => next.type === to)?.at ?? Number.NaN) - event.at : sum), 0);
+        add('HTTP in -> workflow started (auth, URL check, CaptureRequested, start RPC)', at('WorkflowExecutionStarted') - sample.sentAt);
+        add('workflow tasks waiting for the worker (scheduled -> started, all tasks)', tasks('WorkflowTaskScheduled', 'WorkflowTaskStarted'));
+        add('workflow tasks on the worker (started -> completed, all tasks; local activities run inside)', tasks('WorkflowTaskStarted', 'WorkflowTaskCompleted'));
+        if (events.some((event) => event.type === 'ActivityTaskScheduled')) {
+          add('workflow started -> capture activity scheduled (charge)', at('ActivityTaskScheduled') - at('WorkflowExecutionStarted'));
+          add('activity dispatch (scheduled -> started)', at('ActivityTaskStarted') - at('ActivityTaskScheduled'));
+          add('capture activity (started -> completed: pool queue, page, capture, storage)', at('ActivityTaskCompleted') - at('ActivityTaskStarted'));
+          add('activity completed -> workflow completed (record)', at('WorkflowExecutionCompleted') - at('ActivityTaskCompleted'));
+        }
+        add('workflow completed -> HTTP answer received', sample.receivedAt - at('WorkflowExecutionCompleted'));
+        add('total (client)', sample.receivedAt - sample.sentAt);
+      }
+      return { steps, counts };
+    };
+    const runs = [...samplesOf.keys()];
+    const breakdowns = await Promise.all(runs.map((run) => stepsOf(samplesOf.get(run) ?? [])));
+    print();
+    print(`== where a capture spends its time (workflow history; p50 ms, history events per capture: ${breakdowns.map((b, i) => `${runs[i]} ${median(b.counts)}`).join(', ')})`);
+    const stepNames = [...new Set(breakdowns.flatMap((b) => [...b.steps.keys()]))];
+    print(table(['step', ...runs], stepNames.map((step) => [step, ...breakdowns.map((b) => ms(median((b.steps.get(step) ?? []).filter(Number.isFinite))))])));
+
+    print();
+    print('== targets of issue 24 item 6 (2 cores, same run)');
+    const find = (capture: CaptureKind, concurrency: number) => services.find((scenario) => kindOf(scenario) === capture && scenario.concurrency === concurrency);
+    const rows: string[][] = [];
+    for (const capture of ['screenshot', 'pdf'] as const) {
+      const c8 = find(capture, 8);
+      const raw = c8 ? rawOf(c8) : undefined;
+      const rate = c8?.stats.perSecond ?? Number.NaN;
+      const share = rate / (raw?.stats.perSecond ?? Number.NaN);
+      rows.push([`${capture}s per second at c8`, rate.toFixed(2), `>= ${CAPTURE_TARGETS.capturesPerSecondAtC8}`, verdict(rate >= CAPTURE_TARGETS.capturesPerSecondAtC8)]);
+      rows.push([`${capture} throughput at c8 vs raw`, `${(share * 100).toFixed(0)}%`, `>= ${CAPTURE_TARGETS.throughputVsRawAtC8 * 100}%`, verdict(share >= CAPTURE_TARGETS.throughputVsRawAtC8)]);
+      for (const concurrency of CAPTURE_CONCURRENCY) {
+        const scenario = find(capture, concurrency);
+        const vs = (scenario?.cpu.total ?? Number.NaN) / (templateAt(concurrency)?.cpu.total ?? Number.NaN);
+        rows.push([`${capture} CPU per capture vs template render, c${concurrency}`, ratio(vs), `<= ${CAPTURE_TARGETS.cpuVsTemplateRender}x`, verdict(vs <= CAPTURE_TARGETS.cpuVsTemplateRender)]);
+      }
+    }
+    print(table(['target', 'measured', 'goal', ''], rows));
+  } finally {
+    await client.stop();
+  }
 }

@@ -49,6 +49,7 @@ const stubs = (overrides: Partial<WorkerActivities> = {}): WorkerActivities => (
   produceRender: async () => STORED_FILE,
   produceRenderNow: async () => STORED_FILE,
   produceCapture: async () => STORED_FILE,
+  produceCaptureNow: async () => STORED_FILE,
   planVideo: async () => ({ framesTotal: 150, segments: [{ start: 0, end: 150 }] }),
   produceVideo: async () => STORED_FILE,
   produceVideoSegment: async () => {},

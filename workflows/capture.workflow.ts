@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { CaptureActivities } from './capture.activities.js';
 import { produceFile, type RenderWorkflowInput, type RenderWorkflowResult } from './render.workflow.js';
 
@@ -18,4 +18,20 @@ const capturing = proxyActivities<CaptureActivities>({
  */
 export async function captureWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
   return produceFile(input, () => capturing.produceCapture({ requestId: input.requestId }));
+}
+
+/*
+ * A client waiting for its capture gets the short path of a synchronous render: charge, capture and
+ * record as local activities in the workflow's first task (8 history events instead of 13, no
+ * task-queue round trip between them). A worker lost mid-capture has the task timed out and replayed
+ * elsewhere, where charging and recording are idempotent by request id. Retried as capturing is.
+ */
+const capturingNow = proxyLocalActivities<CaptureActivities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['failed'] },
+});
+
+/** workflowId = requestId. The same steps for a client that waits: every step a local activity, in one workflow task. */
+export async function syncCaptureWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
+  return produceFile(input, () => capturingNow.produceCaptureNow({ requestId: input.requestId }));
 }

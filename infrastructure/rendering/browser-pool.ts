@@ -52,6 +52,12 @@ export interface WithPageOptions {
   signal?: AbortSignal;
   /** Overrides renderQueueTimeoutMs for this call; 0 refuses at once when no slot is free. */
   queueTimeoutMs?: number;
+  /** Prefer a page the tenant last used for the same (see RunOptions.affinity). */
+  affinity?: string;
+  /** Readies the page for the next render instead of resetPage. */
+  reset?: (page: Page, cdp: CDPSession) => Promise<unknown>;
+  /** Undoes what reset left before the page's next render (see RunOptions.wake). */
+  wake?: (page: Page, cdp: CDPSession) => Promise<unknown>;
 }
 
 export interface BrowserPoolStats {
@@ -292,6 +298,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         tenant: withOptions.tenant,
         deadlineMs: withOptions.deadlineMs,
         onSettled: () => ticket.release(),
+        affinity: withOptions.affinity,
+        reset: withOptions.reset,
+        wake: withOptions.wake,
       });
       retireIfSpent(slot);
       return await running;

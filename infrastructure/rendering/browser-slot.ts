@@ -46,6 +46,15 @@ export interface RunOptions {
    * tidying the page is not the caller's wait, but the render's slot stays taken until then.
    */
   readonly onSettled?: () => void;
+  /**
+   * What the render does with its page (a capture of a web page, say): an idle page of the tenant's
+   * last used for the same is preferred, so consecutive runs of one kind find the page as they left it.
+   */
+  readonly affinity?: string;
+  /** Readies the page for its next render instead of the slot's resetPage (a capture parks its page its own way). */
+  readonly reset?: (page: Page, cdp: CDPSession) => Promise<unknown>;
+  /** Undoes what `reset` left that no other render expects (a frozen page), before the page's next render, whichever it is. */
+  readonly wake?: (page: Page, cdp: CDPSession) => Promise<unknown>;
 }
 
 /** The render's view of its page: the puppeteer page, and a CDP session for single-round-trip calls. */
@@ -80,6 +89,10 @@ interface Lane {
   readonly crashed: Promise<never>;
   uses: number;
   lastUsed: number;
+  /** The affinity of the render that used it last. */
+  affinity: string | undefined;
+  /** Set by the last render's own reset: run before the next render. */
+  wake: RunOptions['wake'];
 }
 
 /** Long enough for a healthy Chromium, short enough that a wedged one frees its slot within seconds. */
@@ -156,7 +169,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
         page.once('error', (error) => reject(validationError(`The page crashed while rendering (${error.message}); it may use too much memory`)));
       });
       crashed.catch(() => {});
-      return { tenant, context, page, cdp, crashed, uses: 0, lastUsed: 0 };
+      return { tenant, context, page, cdp, crashed, uses: 0, lastUsed: 0, affinity: undefined, wake: undefined };
     } catch (error) {
       await within(context.close(), TEARDOWN_TIMEOUT_MS).catch(() => {});
       throw error;
@@ -181,9 +194,10 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     }
   };
 
-  const takeLane = async (tenant: string): Promise<Lane> => {
+  const takeLane = async (tenant: string, affinity: string | undefined): Promise<Lane> => {
     for (;;) {
-      const index = idleLanes.findLastIndex((lane) => lane.tenant === tenant);
+      const alike = idleLanes.findLastIndex((lane) => lane.tenant === tenant && lane.affinity === affinity);
+      const index = alike >= 0 ? alike : idleLanes.findLastIndex((lane) => lane.tenant === tenant);
       if (index >= 0) return idleLanes.splice(index, 1)[0] as Lane;
       // A page of this tenant's about to be free costs a few milliseconds; a new one, a new renderer process.
       const soon = [...settling].filter(([lane]) => lane.tenant === tenant).map(([, settled]) => settled);
@@ -201,18 +215,20 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   };
 
   /** A page goes back to the idle set only when it is healthy and blank; otherwise it is discarded. */
-  const giveBack = (lane: Lane, reusable: boolean): Promise<void> => {
-    const settled = settle(lane, reusable).finally(() => settling.delete(lane));
+  const giveBack = (lane: Lane, reusable: boolean, runOptions: RunOptions): Promise<void> => {
+    const settled = settle(lane, reusable, runOptions).finally(() => settling.delete(lane));
     settling.set(lane, settled.catch(() => {}));
     return settled;
   };
 
-  const settle = async (lane: Lane, reusable: boolean) => {
+  const settle = async (lane: Lane, reusable: boolean, runOptions: RunOptions) => {
     lane.uses++;
     lane.lastUsed = performance.now();
     if (!reusable || closing || crashed || lane.uses >= options.maxUsesPerPage) return discard(lane);
-    const reset = options.resetPage ? options.resetPage(lane.page, lane.cdp) : lane.page.goto('about:blank');
+    const resetPage = runOptions.reset ?? options.resetPage;
+    const reset = resetPage ? resetPage(lane.page, lane.cdp) : lane.page.goto('about:blank');
     if ((await within(reset, RESET_TIMEOUT_MS).catch(() => TIMED_OUT)) === TIMED_OUT) return discard(lane);
+    lane.wake = runOptions.reset ? runOptions.wake : undefined;
     idleLanes.push(lane);
   };
 
@@ -240,7 +256,12 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     if (options.framesOnDemand) previousRun = new Promise<void>((resolve) => (finished = resolve));
     try {
       await Promise.race([before, crash]);
-      lane = await Promise.race([takeLane(runOptions.tenant), crash]);
+      lane = await Promise.race([takeLane(runOptions.tenant, runOptions.affinity), crash]);
+      lane.affinity = runOptions.affinity;
+      const { wake } = lane;
+      lane.wake = undefined;
+      // A page that cannot be woken is not handed out: the render fails, retried elsewhere, and the page is discarded.
+      if (wake && (await within(wake(lane.page, lane.cdp), RESET_TIMEOUT_MS)) === TIMED_OUT) throw new Error('a parked page did not wake in time');
       const work = fn({ page: lane.page, cdp: lane.cdp });
       const outcome = await within(Promise.race([work, lane.crashed, crash]), runOptions.deadlineMs);
       if (outcome === TIMED_OUT) {
@@ -256,7 +277,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
       throw error;
     } finally {
       finished();
-      const finishing = lane ? giveBack(lane, reusable) : Promise.resolve();
+      const finishing = lane ? giveBack(lane, reusable, runOptions) : Promise.resolve();
       void finishing
         .catch((error: unknown) => logger.warn({ err: error, browser: id }, 'could not tidy a page after a render'))
         .finally(() => {

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { FailureCode } from '../../domain/shared/errors.js';
 // Imported for their names and types only: the client never runs workflow code.
-import { captureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
+import { captureWorkflow, syncCaptureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
 
 export interface TemporalRenderOrchestratorOptions {
   readonly client: Client;
@@ -10,7 +10,7 @@ export interface TemporalRenderOrchestratorOptions {
 }
 
 /** The workflows whose outcome a caller may wait for: each makes one file and ends in a RenderOutcome. */
-type RequestWorkflow = typeof renderWorkflow | typeof syncRenderWorkflow | typeof videoRenderWorkflow | typeof captureWorkflow;
+type RequestWorkflow = typeof renderWorkflow | typeof syncRenderWorkflow | typeof videoRenderWorkflow | typeof captureWorkflow | typeof syncCaptureWorkflow;
 
 /**
  * Workers released before the failure taxonomy named their failures otherwise; an API upgraded
@@ -41,7 +41,8 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue }: Temporal
     // A client waiting for the file gets the short path; a webhook render may take the longer, heartbeating one.
     start: ({ requestId, webhook }) => startRequest(webhook ? renderWorkflow : syncRenderWorkflow, requestId, webhook),
     startVideo: ({ requestId, webhook }) => startRequest(videoRenderWorkflow, requestId, webhook),
-    startCapture: ({ requestId, webhook }) => startRequest(captureWorkflow, requestId, webhook),
+    // Captures as renders: the short path for a client that waits.
+    startCapture: ({ requestId, webhook }) => startRequest(webhook ? captureWorkflow : syncCaptureWorkflow, requestId, webhook),
     startWebhook: ({ requestId }) => once(client.workflow.start(webhookWorkflow, { workflowId: requestId, taskQueue, args: [{ requestId }] })),
 
     async workflowState(requestId) {

@@ -43,6 +43,22 @@ const PAGES: Record<string, (res: import('node:http').ServerResponse) => void> =
   '/silent': (res) => {
     stalled.add(res);
   },
+  // Leaves a cookie (by header and by script) and local storage behind.
+  '/leave': (res) => {
+    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'served=1; Max-Age=3600; Path=/' });
+    res.end(html(`<script>document.cookie = 'left=1; max-age=3600'; localStorage.setItem('left', '1');</script>`));
+  },
+};
+/**
+ * Red when the capture's request carried a cookie another capture left, or the page finds one or
+ * local storage in the browser; green otherwise.
+ */
+const probe = (cookieHeader: string | undefined) => {
+  const sent = /(?:^|; )(?:served|left)=1/.test(cookieHeader ?? '');
+  return html(
+    `<script>if (${sent} || document.cookie.includes('left=1') || document.cookie.includes('served=1') || localStorage.getItem('left')) document.documentElement.style.background = '#ff0000';</script>`,
+    'html{background:#00ff00}',
+  );
 };
 /** Bodies POSTed to /hook: webhooks of captures. */
 const hooks: unknown[] = [];
@@ -82,7 +98,9 @@ beforeAll(async () => {
       });
       return;
     }
-    const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (pathname === '/probe') return res.end(probe(req.headers.cookie));
+    const page = PAGES[pathname];
     if (page) return page(res);
     res.writeHead(404).end();
   });
@@ -162,6 +180,35 @@ describe('POST /api/v1/screenshots', () => {
     const answer = await client.captures.screenshot.mutate({ url: `${pagesUrl}/page`, width: 64, height: 48 });
     const metadata = await sharp((await download(answer.href)).bytes).metadata();
     expect([metadata.width, metadata.height]).toEqual([64, 48]);
+  });
+});
+
+describe('captures on warm pages of each organization', () => {
+  it("never lets one organization's capture see the cookies or storage another's left, on the pages it reuses", async () => {
+    const [leaving, other] = [await app.newOrganizationKey(), await app.newOrganizationKey()];
+    const colourOfProbe = async (key: string) => {
+      const response = await screenshot({ url: `${pagesUrl}/probe`, width: 40, height: 40 }, key);
+      expect(response.status).toBe(200);
+      return pixel((await download(response.body.href)).bytes, 20, 20);
+    };
+    expect((await screenshot({ url: `${pagesUrl}/leave`, width: 40, height: 40 }, leaving)).status).toBe(200);
+    // The probe does see state: an organization's own next capture, on its one warm page, finds what it left (as before).
+    expect(await colourOfProbe(leaving)).toEqual([255, 0, 0]);
+    for (let i = 0; i < 3; i++) expect(await colourOfProbe(other)).toEqual([0, 255, 0]);
+  });
+
+  it('captures pages of sizes and kinds in turn on the same warm pages, each exactly as asked', async () => {
+    for (const [width, height] of [
+      [120, 80],
+      [64, 200],
+      [120, 80],
+    ] as const) {
+      const shot = await screenshot({ url: `${pagesUrl}/page`, width, height });
+      const metadata = await sharp((await download(shot.body.href)).bytes).metadata();
+      expect([metadata.width, metadata.height]).toEqual([width, height]);
+      const printed = await pdf({ url: `${pagesUrl}/page`, format: 'A5' });
+      expect((await PDFDocument.load((await download(printed.body.href)).bytes)).getPageCount()).toBeGreaterThan(0);
+    }
   });
 });
 

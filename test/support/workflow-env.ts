@@ -123,6 +123,7 @@ export const stubActivities = (overrides: Partial<WorkerActivities> = {}) =>
     produceRender: async () => STORED_FILE,
     produceRenderNow: async () => STORED_FILE,
     produceCapture: async () => STORED_FILE,
+    produceCaptureNow: async () => STORED_FILE,
     planVideo: async () => ({ framesTotal: 150, segments: [{ start: 0, end: 150 }] }),
     produceVideo: async () => STORED_FILE,
     produceVideoSegment: async () => {},

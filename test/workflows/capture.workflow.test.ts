@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DomainError, validationError } from '../../domain/shared/errors.js';
-import { captureWorkflow } from '../../workflows/capture.workflow.js';
+import { captureWorkflow, syncCaptureWorkflow } from '../../workflows/capture.workflow.js';
 import { COMPLETED_AT, FAILED_AT, STORED_FILE, refusedWith, stubActivities, useWorkflowEnvironment } from '../support/workflow-env.js';
 
 const environment = useWorkflowEnvironment();
@@ -57,5 +57,43 @@ describe('captureWorkflow', () => {
 
     await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', 'produceCapture', 'produceCapture', 'recordCompletion']);
+  });
+});
+
+describe('syncCaptureWorkflow', () => {
+  const runNow = (requestId: string, stubs: ReturnType<typeof stubActivities>) =>
+    environment.execute(syncCaptureWorkflow, requestId, { requestId, webhook: false }, stubs.activities);
+
+  it('charges, captures and records the file, every step a local activity: done', async () => {
+    const stubs = stubActivities();
+    await expect(runNow(randomUUID(), stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', 'produceCaptureNow', 'recordCompletion']);
+  });
+
+  it('refunds a page the request is at fault for, without retrying it', async () => {
+    const refused = validationError('https://pages.example/ did not answer within 15000 ms');
+    const stubs = stubActivities({ produceCaptureNow: refusedWith(refused) });
+    await expect(runNow(randomUUID(), stubs)).resolves.toEqual({ status: 'failed', reason: refused.message, code: 'validation', position: FAILED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', 'produceCaptureNow', 'refundCredits', 'recordFailure']);
+  });
+
+  it('does not retry a page that ran out of time (failed): refunded, failed', async () => {
+    const timedOut = new DomainError('failed', 'The page did not settle within 30000 ms');
+    const stubs = stubActivities({ produceCaptureNow: refusedWith(timedOut) });
+    await expect(runNow(randomUUID(), stubs)).resolves.toEqual({ status: 'failed', reason: timedOut.message, code: 'failed', position: FAILED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', 'produceCaptureNow', 'refundCredits', 'recordFailure']);
+  });
+
+  it('captures again after a lost browser and charges once', async () => {
+    let attempts = 0;
+    const stubs = stubActivities({
+      produceCaptureNow: async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('Protocol error: Target closed');
+        return STORED_FILE;
+      },
+    });
+    await expect(runNow(randomUUID(), stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
+    expect(stubs.names()).toEqual(['chargeCredits', 'produceCaptureNow', 'produceCaptureNow', 'recordCompletion']);
   });
 });
