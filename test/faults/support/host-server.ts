@@ -100,11 +100,12 @@ switch (kind) {
     break;
   }
   case 'temporal': {
-    const server = await startTemporalDevServer({ dataDir: options.dataDir, logger: pino({ level: 'warn' }), ip: options.host, port: options.port });
+    // Every address of its host: the dev server dials its internal services on loopback, so it cannot bind one address alone.
+    const server = await startTemporalDevServer({ dataDir: options.dataDir, logger: pino({ level: 'warn' }), ip: '0.0.0.0', port: options.port });
     stops.push(() => server.stop());
     // The pid of the server's watchdog, leader of the group the server runs in: the test kills that group.
     const { pid } = JSON.parse(await readFile(path.join(options.dataDir, 'temporal', 'address'), 'utf8')) as { pid: number };
-    ready({ address: server.address, pid });
+    ready({ address: `${options.host}:${options.port}`, pid });
     break;
   }
   case 'minio': {
