@@ -5,11 +5,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi } from '../support/http-call.js';
 import type { S3TestServer } from '../support/minio-server.js';
 import { startServiceProcess, stopServiceProcesses, type ServiceProcess } from '../support/service-process.js';
-import { verifyWithLibrary } from '../support/standard-webhooks.js';
+import { expectedSignature, signaturesOf } from '../support/standard-webhooks.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { killHostServer, startHostServer, type HostServer } from './support/host-servers.js';
@@ -148,6 +149,7 @@ interface Delivery {
   url: string;
   headers: Record<string, string>;
   body: string;
+  receivedAt: string;
 }
 
 interface Figures {
@@ -224,7 +226,11 @@ const checkAfter = async (fault: string) => {
   );
   const idsOf = new Map<string, Set<string>>();
   for (const delivery of deliveries) {
-    const payload = verifyWithLibrary(webhookSecret, delivery) as { requestId: string };
+    // Signed with the organization's secret, and fresh when it arrived (the library allows 5 minutes;
+    // checked against arrival, since this check runs minutes after the first deliveries).
+    expect(signaturesOf(delivery), `signature of ${delivery.url}`).toContain(expectedSignature(webhookSecret, delivery));
+    expect(Math.abs(Date.parse(delivery.receivedAt) - Number(delivery.headers['webhook-timestamp']) * 1000)).toBeLessThan(5 * 60_000);
+    const payload = JSON.parse(delivery.body) as { requestId: string };
     const ids = idsOf.get(payload.requestId) ?? new Set<string>();
     ids.add(delivery.headers['webhook-id'] ?? '');
     idsOf.set(payload.requestId, ids);
@@ -250,17 +256,43 @@ const checkAfter = async (fault: string) => {
   console.log(`fault figures: ${JSON.stringify(entry)}${failed.length ? ` failures: ${failed.map((row) => row?.failureReason).join('; ')}` : ''}`);
 };
 
-/** Output a process wrote since `from` (an offset into its output). */
-const since = (output: () => string, from: number) => output().slice(from);
+/** Output a process wrote since `from` (an offset into its output), without the colours of Temporal's core. */
+const since = (output: () => string, from: number) => output().slice(from).replace(/\x1b\[[0-9;]*m/g, '');
 
 interface Fault {
   readonly name: string;
+  /** Waits for the moment the fault is meant to hit. */
+  readonly when?: () => Promise<unknown>;
   readonly inject: () => Promise<void> | void;
   readonly holdMs: number;
   readonly heal: () => Promise<void> | void;
   /** Which processes must have logged the fault, and what names it. */
   readonly logged: () => { who: string; output: () => string; pattern: RegExp }[];
+  /** What the API's /readyz names while the fault lasts, where it checks the broken dependency. */
+  readonly notReady?: RegExp;
 }
+
+/** How many steps of renders a worker has under way now, as Temporal sees them (its identity is pid@host). */
+const stepsUnderWayOn = async (worker: WorkerProcess): Promise<number> => {
+  const connection = await Connection.connect({ address: temporal.details.address });
+  try {
+    const client = new Client({ connection });
+    let steps = 0;
+    for await (const execution of client.workflow.list({ query: 'ExecutionStatus="Running"' })) {
+      const { raw } = await client.workflow.getHandle(execution.workflowId, execution.runId).describe();
+      steps += (raw.pendingActivities ?? []).filter((activity) => activity.lastWorkerIdentity?.startsWith(`${worker.child.pid}@`)).length;
+    }
+    return steps;
+  } finally {
+    await connection.close();
+  }
+};
+
+/** The API's readiness as an operator's probe sees it. */
+const readiness = async () => {
+  const response = await fetch(`${api.url}/readyz`, { signal: AbortSignal.timeout(15_000) });
+  return { status: response.status, body: await response.text() };
+};
 
 beforeAll(async () => {
   hosts = createNetwork();
@@ -355,10 +387,15 @@ describe('faults across hosts, one after another under a steady mixed load', () 
     const faults: Fault[] = [
       {
         name: 'worker partitioned from everything for 30 s',
+        // In the middle of renders: once it has steps of them under way.
+        when: () => waitFor('renders under way on w1', async () => ((await stepsUnderWayOn(w1)) > 0 ? true : undefined), 60_000),
         inject: () => isolate(hosts.w1),
         holdMs: 30_000,
         heal: () => reconnect(hosts.w1),
-        logged: () => [],
+        // Its renders' steps that reached for PostgreSQL failed there, were logged and retried.
+        // What it was doing when cut off failed there and was logged: a step reaching for PostgreSQL, or
+        // Temporal's core completing a task.
+        logged: () => [{ who: 'w1', output: w1.output, pattern: /Activity failed[\s\S]*?(EHOSTUNREACH|Query read timeout|timeout exceeded when trying to connect|ETIMEDOUT)|WARN temporalio_sdk_core.*(Timeout expired|transport)/ }],
       },
       {
         name: 'API partitioned from PostgreSQL for 10 s',
@@ -371,7 +408,8 @@ describe('faults across hosts, one after another under a steady mixed load', () 
           healDrops(hosts.api);
           healDrops(hosts.pg);
         },
-        logged: () => [],
+        logged: () => [{ who: 'api', output: api.output, pattern: /"msg":"not ready".*(eventStore|readModels)|Connection terminated due to connection timeout|Connection terminated unexpectedly|Query read timeout|timeout exceeded when trying to connect/ }],
+        notReady: /eventStore|readModels/,
       },
       {
         name: 'MinIO unreachable for 10 s',
@@ -387,12 +425,13 @@ describe('faults across hosts, one after another under a steady mixed load', () 
           process.kill(-temporal.details.pid, 'SIGKILL');
           await killHostServer(temporal);
         },
-        holdMs: 3_000,
+        holdMs: 8_000,
         heal: async () => {
           temporal = await startHostServer('temporal', hosts.temporal, { dataDir: path.join(dataRoot, 'temporal'), port: TEMPORAL_PORT });
           servers.push(temporal);
         },
-        logged: () => [],
+        logged: () => [{ who: 'api', output: api.output, pattern: /"msg":"not ready".*temporal/ }],
+        notReady: /temporal/,
       },
       {
         name: '200 ms latency and 5% loss between workers and PostgreSQL for 30 s',
@@ -420,17 +459,29 @@ describe('faults across hosts, one after another under a steady mixed load', () 
       const marks = fault.logged().map(({ output }) => output().length);
       stopLoad = startLoad();
       await sleep(5_000);
+      await fault.when?.();
       await fault.inject();
-      await sleep(fault.holdMs);
+      const brokenUntil = Date.now() + fault.holdMs;
+      if (fault.notReady) {
+        await sleep(3_000);
+        const ready = await readiness();
+        expect(ready.status, `/readyz during "${fault.name}": ${ready.body}`).toBe(503);
+        expect(ready.body).toMatch(fault.notReady);
+      }
+      await sleep(brokenUntil - Date.now());
       await fault.heal();
+      if (fault.notReady) await waitFor('/readyz after the heal', async () => ((await readiness()).status === 200 ? true : undefined), 60_000);
       await sleep(5_000);
       await stopLoad();
       await checkAfter(fault.name);
       // Looked at once the work the fault held up has ended, and with it whatever failed.
       for (const [who, output] of Object.entries(everyLog())) {
-        const lines = since(output, logMarks[who] ?? 0).split('\n').filter((line) => /"level":(40|50|60)|\[(WARN|ERROR)\]/.test(line));
+        const lines = since(output, logMarks[who] ?? 0).split('\n').filter((line) => /"level":(40|50|60)|\bWARN\b|\bERROR\b/.test(line));
         console.log(`${fault.name}: ${who} logged ${lines.length} warnings and errors:\n${lines.slice(0, 4).map((line) => line.slice(0, 400)).join('\n')}`);
       }
+      // No silent 5xx: every one the API answered is in its log with its cause.
+      const failedRequests = since(api.output, logMarks.api ?? 0).split('\n').filter((line) => line.includes('"msg":"request failed"')).length;
+      expect(failedRequests, 'API log lines of failed requests').toBeGreaterThanOrEqual(answers.filter((answer) => answer.phase === fault.name && answer.status >= 500).length);
       fault.logged().forEach(({ who, output, pattern }, index) => {
         expect(since(output, marks[index] ?? 0), `${who} logged "${fault.name}"`).toMatch(pattern);
       });

@@ -83,8 +83,8 @@ export const createNetwork = (): Record<HostName, NetworkHost> => {
 };
 
 /** The host's only link goes down: it reaches nothing and nothing reaches it. */
-export const isolate = (host: NetworkHost) => ip('link', 'set', host.link, 'down');
-export const reconnect = (host: NetworkHost) => ip('link', 'set', host.link, 'up');
+export const isolate = (host: NetworkHost) => void ip('link', 'set', host.link, 'down');
+export const reconnect = (host: NetworkHost) => void ip('link', 'set', host.link, 'up');
 
 /**
  * nftables rules in `host`'s namespace on its traffic with `peer`, both ways: `drop` silently drops
