@@ -439,7 +439,10 @@ describe('faults across hosts, one after another under a steady mixed load', () 
           temporal = await startHostServer('temporal', hosts.temporal, { dataDir: path.join(dataRoot, 'temporal'), port: TEMPORAL_PORT });
           servers.push(temporal);
         },
-        logged: () => [{ who: 'api', output: api.output, pattern: /temporal: [^\n]*"msg":"not ready"/, required: true }],
+        logged: () => [
+          { who: 'api', output: api.output, pattern: /temporal: [^\n]*"msg":"not ready"/, required: true },
+          ...(['w1', 'w2'] as const).map((who, index) => ({ who, output: (workers[index] as WorkerProcess).output, pattern: /Unavailable.*tcp connect error.*:7233/, required: false })),
+        ],
         notReady: /temporal/,
       },
       {
