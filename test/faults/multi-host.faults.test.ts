@@ -245,6 +245,8 @@ const checkAfter = async (fault: string) => {
     expect(answer.status, `${fault}: ${answer.kind} answered ${answer.status}: ${answer.error}`).toBe(503);
     expect(answer.retryAfter, `${fault}: 503 with Retry-After`).toMatch(/^\d+$/);
   }
+  // A fault is nothing the client did wrong: no 4xx either.
+  expect(mine.filter((answer) => answer.status >= 400 && answer.status < 500).map((answer) => `${answer.kind} ${answer.status}: ${answer.error}`), `${fault}: 4xx answers`).toEqual([]);
   const noAnswer = mine.filter((answer) => answer.status === 0);
   expect(noAnswer.map((answer) => `${answer.kind}: ${answer.error}`), `${fault}: requests left without an answer`).toEqual([]);
 
