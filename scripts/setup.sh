@@ -44,6 +44,11 @@ SYSTEM_PACKAGES=(
   fonts-roboto fonts-open-sans fonts-lato
   poppler-utils qpdf
 )
+# The multi-host fault test (npm run test:faults) makes hosts of network namespaces (iproute2) and
+# cuts faults into their links with nftables.
+if [ "$FOR_TESTS" = true ]; then
+  SYSTEM_PACKAGES+=(iproute2 nftables)
+fi
 
 is_installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CONNECTION_BOUNDS } from '../postgres/connection-bounds.js';
 import type {
   AppendResult,
   EventStore,
@@ -213,7 +214,7 @@ const createStreamsStatement = (appends: readonly PendingAppend[]) => {
 };
 
 export async function createPostgresEventStore({ connectionString, logger, schemas }: PostgresEventStoreOptions): Promise<EventStore> {
-  const pool = new pg.Pool({ connectionString, max: 10 });
+  const pool = new pg.Pool({ connectionString, max: 10, ...CONNECTION_BOUNDS });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
   pool.on('error', (error) => logger?.warn(`event store pool: ${error.message}`));
 
@@ -434,17 +435,20 @@ export async function createPostgresEventStore({ connectionString, logger, schem
 
 async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let result: T;
   try {
     await client.query('begin');
-    const result = await work(client);
+    result = await work(client);
     await client.query('commit');
-    return result;
   } catch (error) {
-    await client.query('rollback').catch(() => {});
+    // A statement the server refused leaves a connection that can roll back; one lost or timed out is
+    // dropped rather than returned to the pool (the server rolls back when it goes).
+    const rolledBack = error instanceof pg.DatabaseError && (await client.query('rollback').then(() => true, () => false));
+    client.release(!rolledBack);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return result;
 }
 
 /**

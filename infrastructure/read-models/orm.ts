@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { CONNECTION_BOUNDS } from '../postgres/connection-bounds.js';
 import { readModelEntities } from './entities.js';
 
 const migrationsPath = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -20,7 +21,7 @@ export const ormConfig = (clientUrl: string) => ({
    * which is durable on its own. So these commits do not wait for the WAL flush, and the event
    * store's fsync'd appends no longer queue behind the projections' (up to three per batch).
    */
-  driverOptions: { options: '-c synchronous_commit=off' },
+  driverOptions: { options: '-c synchronous_commit=off', ...CONNECTION_BOUNDS },
 });
 
 /** Any constant: it only has to be the same for every process migrating this database. */

@@ -24,6 +24,10 @@ export interface StartTemporalDevServerOptions {
   binary?: string;
   startTimeoutMs?: number;
   stopTimeoutMs?: number;
+  /** The address the server listens on (default 127.0.0.1), e.g. a host's own address on a network. */
+  ip?: string;
+  /** Default: a free port. */
+  port?: number;
 }
 
 interface AddressFile {
@@ -110,15 +114,17 @@ async function launch(options: {
   logger: Logger;
   startTimeoutMs: number;
   stopTimeoutMs: number;
+  ip?: string;
+  port?: number;
 }): Promise<TemporalDevServer> {
-  const { binary, dir, logger } = options;
-  const port = await freePort();
-  const address = `127.0.0.1:${port}`;
+  const { binary, dir, logger, ip = '127.0.0.1' } = options;
+  const port = options.port ?? (await freePort());
+  const address = `${ip}:${port}`;
   const logFile = join(dir, 'server.log');
   const args = [
     'server', 'start-dev', '--headless',
     '--db-filename', join(dir, 'temporal.db'),
-    '--ip', '127.0.0.1', '--port', String(port),
+    '--ip', ip, '--port', String(port),
     '--log-level', 'warn',
     ...CACHE_BOUNDS.flatMap((setting) => ['--dynamic-config-value', setting]),
   ];

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '../../domain/shared/errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError, type ErrorCode } from '../../domain/shared/errors.js';
 
 export interface ErrorResponse {
   msg: string;
@@ -25,8 +25,34 @@ export const errorBody = (status: number, msg: string, errors: readonly string[]
   errors: [...errors],
 });
 
+/**
+ * A backing service (PostgreSQL, S3, Temporal) that refused, dropped or did not answer a connection or
+ * a query in time: Node's socket codes, PostgreSQL's connection-class states (08xxx, shutting down:
+ * 57P01-57P03) and the pg driver's own timeouts, anywhere in the cause chain.
+ */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly/i;
+
+export const isUnreachableDependency = (error: unknown, depth = 0): boolean => {
+  if (depth > 5 || typeof error !== 'object' || error === null) return false;
+  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+  if (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)) return true;
+  return [cause, ...(Array.isArray(errors) ? errors : [])].some((inner) => isUnreachableDependency(inner, depth + 1));
+};
+
+/**
+ * What a thrown error means to a client: a backing service out of reach is nothing wrong with the
+ * request, so it is a 503 with Retry-After (the original stays in the log), not a 500.
+ */
+export const knownError = (error: unknown): unknown =>
+  !(error instanceof DomainError) && isUnreachableDependency(error)
+    ? new UnavailableError('Service unavailable', DEFAULT_RETRY_AFTER_SECONDS, [`a service this request needs did not answer; retry after ${DEFAULT_RETRY_AFTER_SECONDS} s`])
+    : error;
+
 /** The one mapping from thrown errors to what a client sees; internals of unexpected errors never leak. */
-export const toErrorBody = (error: unknown): ErrorResponse => {
+export const toErrorBody = (thrown: unknown): ErrorResponse => {
+  const error = knownError(thrown);
   if (error instanceof DomainError) return errorBody(statusOf(error.code), error.message, error.details);
   return errorBody(500, 'Internal server error', ['An unexpected error occurred; it has been logged']);
 };

@@ -5,7 +5,7 @@ import { redactRequest } from '../http/redact-url.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
-import { errorBody, toErrorBody } from '../http/error-mapping.js';
+import { errorBody, knownError, toErrorBody } from '../http/error-mapping.js';
 import { findBadInput, findBadPath } from '../http/input-guard.js';
 import { mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
@@ -105,7 +105,7 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAp
   });
 
   const handleError: ErrorRequestHandler = (error, req, res, _next) => {
-    const known = bodyParserError(error) ?? error;
+    const known = knownError(bodyParserError(error) ?? error);
     const body = toErrorBody(known);
     if (body.status >= 500) req.log.error({ err: error }, 'request failed');
     if (res.headersSent) return;

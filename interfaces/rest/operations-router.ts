@@ -10,11 +10,14 @@ export const operationsRouter = (operations: Operations): Router => {
   router.get('/livez', (_req, res) => {
     res.json({ ok: true });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get('/readyz', async (req, res) => {
     const report = await operations.readiness();
     if (report.ok) return void res.json(report);
     const failed = Object.entries(report.checks).filter(([, check]) => !check.ok);
-    res.status(503).json(errorBody(503, 'Not ready', failed.map(([name, check]) => `${name}: ${check.detail ?? 'failed'}`)));
+    const errors = failed.map(([name, check]) => `${name}: ${check.detail ?? 'failed'}`);
+    // The log says which dependency failed, not only that a probe got a 503 (processes without a request logger have none).
+    (req as { log?: { warn(fields: object, message: string): void } }).log?.warn({ errors }, 'not ready');
+    res.status(503).json(errorBody(503, 'Not ready', errors));
   });
   router.get('/metrics', async (_req, res) => {
     const { contentType, body } = await operations.scrapeMetrics();

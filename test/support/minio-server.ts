@@ -50,13 +50,13 @@ const CREDENTIALS = { accessKeyId: 'render-service-test', secretAccessKey: 'rend
  * A MinIO server on a free port over `dataDir`, for one test run. The port is found by binding and
  * releasing it, so another process may take it first: the server then exits and another port is tried.
  */
-export const startMinio = async ({ binary, dataDir }: { binary: string; dataDir: string }): Promise<S3TestServer & { stop(): Promise<void> }> => {
+export const startMinio = async ({ binary, dataDir, host = '127.0.0.1' }: { binary: string; dataDir: string; host?: string }): Promise<S3TestServer & { stop(): Promise<void> }> => {
   await mkdir(dataDir, { recursive: true });
   let lastError: unknown;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const [port, consolePort] = [await freePort(), await freePort()];
     const logFd = openSync(join(dataDir, '..', 'minio.log'), 'a');
-    const child = spawn('/bin/sh', ['-c', WATCHDOG, 'minio-watchdog', binary, 'server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
+    const child = spawn('/bin/sh', ['-c', WATCHDOG, 'minio-watchdog', binary, 'server', dataDir, '--address', `${host}:${port}`, '--console-address', `${host}:${consolePort}`, '--quiet'], {
       stdio: ['pipe', logFd, logFd],
       env: { ...process.env, MINIO_ROOT_USER: CREDENTIALS.accessKeyId, MINIO_ROOT_PASSWORD: CREDENTIALS.secretAccessKey, MINIO_BROWSER: 'off' },
     });
@@ -70,7 +70,7 @@ export const startMinio = async ({ binary, dataDir }: { binary: string; dataDir:
     );
     let running = true;
     void exited.then(() => (running = false));
-    const endpoint = `http://127.0.0.1:${port}`;
+    const endpoint = `http://${host}:${port}`;
     const stop = async () => {
       if (!running) return;
       child.kill('SIGTERM');

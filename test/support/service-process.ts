@@ -12,6 +12,19 @@ const nodeBinary = path.join(root, 'node_modules/.bin/node');
  */
 const STARTUP_TIMEOUT_MS = 120_000;
 
+/**
+ * Where a process runs when not on this host's loopback: inside a Linux network namespace, listening
+ * on that namespace's address (test/faults makes such hosts).
+ */
+export interface Placement {
+  readonly netns: string;
+  readonly host: string;
+}
+
+/** `command args` as spawn takes them, entered into the placement's namespace when there is one (`ip netns exec` execs, so the pid is the command's). */
+export const placed = (placement: Placement | undefined, command: string, args: string[]): [string, string[]] =>
+  placement ? ['ip', ['netns', 'exec', placement.netns, command, ...args]] : [command, args];
+
 /** The HTTP service run from one of its entry points as a real child process. */
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -38,14 +51,15 @@ process.on('exit', () => children.forEach(killGroup));
  * Starts `node --import tsx interfaces/cli/<entry>.ts` (start: all in one; api: HTTP without
  * Chromium) on a free port with `env` over this process's environment; resolves once /healthz is 200.
  */
-export const startServiceProcess = async (entry: 'start' | 'api', env: Record<string, string>): Promise<ServiceProcess> => {
+export const startServiceProcess = async (entry: 'start' | 'api', env: Record<string, string>, placement?: Placement): Promise<ServiceProcess> => {
   const port = await freePort();
-  const child = spawn(nodeBinary, ['--import', 'tsx', `interfaces/cli/${entry}.ts`], {
+  const host = placement?.host ?? '127.0.0.1';
+  const child = spawn(...placed(placement, nodeBinary, ['--import', 'tsx', `interfaces/cli/${entry}.ts`]), {
     cwd: root,
     // Its own process group, so a kill reaches everything it started.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: String(port), HOST: host, LOG_LEVEL: 'warn', ...env },
   });
   children.add(child);
   let output = '';
@@ -54,7 +68,7 @@ export const startServiceProcess = async (entry: 'start' | 'api', env: Record<st
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => children.delete(child));
 
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
+import { placed, type Placement } from './service-process.js';
 import { sleep } from './wait-for.js';
 
 /*
@@ -77,8 +78,8 @@ const workers = new Set<WorkerProcess>();
 process.on('exit', () => workers.forEach(killWorkerHost));
 
 /** Starts `npm run worker` with `env` over this process's environment; resolves once it polls its task queue. */
-export const startWorkerProcess = async (env: Record<string, string>): Promise<WorkerProcess> => {
-  const child = spawn(nodeBinary, ['--import', 'tsx', 'interfaces/cli/worker.ts'], {
+export const startWorkerProcess = async (env: Record<string, string>, placement?: Placement): Promise<WorkerProcess> => {
+  const child = spawn(...placed(placement, nodeBinary, ['--import', 'tsx', 'interfaces/cli/worker.ts']), {
     cwd: root,
     // Its own process group, so a kill reaches the worker and whatever it spawned in that group.
     detached: true,
