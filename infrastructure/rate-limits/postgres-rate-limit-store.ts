@@ -1,6 +1,7 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { CONNECTION_BOUNDS } from '../postgres/connection-bounds.js';
 
 /** Counts of one key in the current window, as far as this process holds them. */
 interface KeyWindow {
@@ -44,7 +45,7 @@ export class PostgresRateLimitStore implements Store {
     private readonly limitOf: (key: string) => Promise<number>,
     private readonly logger?: Logger,
   ) {
-    this.pool = new pg.Pool({ connectionString, max: 4 });
+    this.pool = new pg.Pool({ connectionString, max: 4, ...CONNECTION_BOUNDS });
     this.pool.on('error', (error) => this.logger?.warn(`rate limit pool: ${error.message}`));
     // Processes starting together on a fresh database would collide creating the table: the lock orders them.
     this.ready = this.pool
