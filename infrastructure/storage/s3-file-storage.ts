@@ -18,8 +18,6 @@ export interface S3FileStorageOptions {
 /** Uploads larger than one part go up in parts of this size, a few at a time, as the stream yields them. */
 const PART_SIZE = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
-const S3_CONNECT_TIMEOUT_MS = 5_000;
-const S3_IDLE_SOCKET_TIMEOUT_MS = 60_000;
 
 const statusOf = (error: unknown): number | undefined => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
@@ -39,10 +37,6 @@ export const createS3FileStorage = (options: S3FileStorageOptions): FileStorage 
     // mishandle them, and a ranged read cannot be validated against a whole-object checksum anyway.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    // A store cut off by a partition sends no reset: without bounds a connect waits for TCP to give up
-    // and a transfer hangs as long. Bounded, the SDK retries and then fails the step, which is retried
-    // or refunded. The socket bound is on inactivity, so a long transfer that keeps moving is not cut.
-    requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: S3_IDLE_SOCKET_TIMEOUT_MS },
   });
   const Bucket = options.bucket;
   const objectKey = (key: string) => keySegments(key).join('/');
