@@ -8,6 +8,7 @@ import type { Config } from '../infrastructure/config/config.js';
 import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
+import { bundleWorkflows, loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { startTracing } from '../infrastructure/tracing/tracing.js';
 import { createApiServices } from './composition/api-services.js';
@@ -58,6 +59,9 @@ const processRole = (options: RuntimeOptions): string => {
   return options.runProjections ? 'all' : 'worker';
 };
 
+const prebuiltOrFreshBundle = (config: Config): Promise<WorkflowBundleWithSourceMap> =>
+  config.WORKFLOW_BUNDLE_PATH ? loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : bundleWorkflows();
+
 /**
  * The one place where adapters meet ports (emmett's composition root): the foundation every
  * process stands on, a render worker where this process renders, and the API's use cases.
@@ -73,6 +77,9 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
   lifetime.defer(() => tracing.shutdown());
   // One registry per process: the API's requests, this process's renders and pool, its projections.
   const metrics = createPrometheusMetrics();
+  // Bundling takes seconds of CPU: it overlaps the start of PostgreSQL and Temporal instead of following them.
+  const workflowBundle = options.rendering === 'worker' ? (options.workflowBundle ? Promise.resolve(options.workflowBundle) : prebuiltOrFreshBundle(config)) : undefined;
+  workflowBundle?.catch(() => {});
   try {
     const foundation = await openFoundation(config, logger, lifetime, { runProjections: options.runProjections });
     if (options.runProjections) metrics.watchProjections(foundation);
@@ -81,10 +88,10 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         ? null
         : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
     if (temporal) lifetime.defer(() => temporal.close());
-    if (temporal && options.rendering === 'worker') {
+    if (temporal && workflowBundle) {
       await startRenderWorker(foundation, config, logger, lifetime, {
         temporalAddress: temporal.address,
-        workflowBundle: options.workflowBundle,
+        workflowBundle: await workflowBundle,
         metrics,
         workflowSpans: tracing.workflowSpans,
       });

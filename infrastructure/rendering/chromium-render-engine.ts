@@ -73,7 +73,7 @@ const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocume
   // Only the template's own scripts are watched: laying out a long document for print is the
   // service's work, bounded by the page limit and the deadline, and may rightly keep the page busy.
   await failFastWhenStuck(cdp, async () => {
-    await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs);
+    await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs, { awaitVideoFrames: true });
     await pause(document.waitTime);
   });
   if (document.title) await cdp.send('Runtime.evaluate', { expression: nameUntitled(document.title) });

@@ -62,6 +62,20 @@ const FONTS_READY = `function () {
   return document.querySelector('iframe[data-used]').contentDocument.fonts.ready.then(() => undefined);
 }`;
 
+/*
+ * A <video> paints nothing until its first frame is decoded, which can come after the load event:
+ * waits for every video that is fetching (not one that failed, has no source, or was told not to
+ * preload) to have its current frame.
+ */
+const videosReadyIn = (doc: string) => `Promise.all([...${doc}.querySelectorAll('video')]
+  .filter((v) => v.readyState < 2 && !v.error && v.networkState !== 0 && v.networkState !== 3 && !(v.preload === 'none' && !v.autoplay))
+  .map((v) => new Promise((resolve) => {
+    v.addEventListener('loadeddata', resolve, { once: true });
+    v.addEventListener('error', resolve, { once: true });
+  }))).then(() => undefined)`;
+const FRAME_VIDEOS_READY = `function () { return ${videosReadyIn("document.querySelector('iframe[data-used]').contentDocument")}; }`;
+const DOCUMENT_VIDEOS_READY = videosReadyIn('document');
+
 const documents = new WeakMap<Page, string>();
 /** The isolated world of a page's host document, while the main frame still shows it. */
 const hosts = new WeakMap<Page, number>();
@@ -145,6 +159,11 @@ const awaitFonts = async (cdp: CDPSession, fontsReady: () => Promise<unknown>, l
   throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
 };
 
+/** Videos that have not decoded a frame by the load bound render as far as they got, like any slow subresource. */
+const awaitVideos = async (videosReady: () => Promise<unknown>, loadedBy: number): Promise<void> => {
+  await within(videosReady(), Math.max(0, loadedBy - performance.now()));
+};
+
 /**
  * Loads html into the page's spare frame and waits for its load event, but only so long: a
  * hanging subresource must not hold a browser, and the page renders as far as it got. A page whose
@@ -157,13 +176,15 @@ export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: str
   const loaded = await within(callInHost(cdp, contextId, LOAD_INTO_SPARE_FRAME, html), timeoutMs);
   if (loaded === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
   await awaitFonts(cdp, () => callInHost(cdp, contextId, FONTS_READY), loadedBy, timeoutMs);
+  await awaitVideos(() => callInHost(cdp, contextId, FRAME_VIDEOS_READY), loadedBy);
 };
 
 /**
  * Loads html as the main frame's document by navigation, for videos (their frames are posed by
- * scripts in the main frame) and paged PDFs (printing prints the main frame). Bounded like loadTemplateInFrame.
+ * scripts in the main frame) and paged PDFs (printing prints the main frame). Bounded like
+ * loadTemplateInFrame. Videos pose <video> elements on their own clock, so only prints wait for them.
  */
-export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
+export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number, { awaitVideoFrames = false } = {}): Promise<void> => {
   documents.set(page, html);
   const loadedBy = performance.now() + timeoutMs;
   try {
@@ -173,4 +194,5 @@ export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, ht
     if (!(await responsive(cdp))) throw stuckIn(timeoutMs);
   }
   await awaitFonts(cdp, () => cdp.send('Runtime.evaluate', { expression: 'document.fonts.ready.then(() => undefined)', awaitPromise: true }), loadedBy, timeoutMs);
+  if (awaitVideoFrames) await awaitVideos(() => cdp.send('Runtime.evaluate', { expression: DOCUMENT_VIDEOS_READY, awaitPromise: true }), loadedBy);
 };

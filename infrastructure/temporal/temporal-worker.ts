@@ -49,8 +49,8 @@ export interface TemporalWorkerOptions {
   readonly namespace: string;
   readonly taskQueue: string;
   readonly activities: object;
-  /** The workflows this worker runs: a bundle, `bundle` to bundle them now, or `none` for a worker of activities only. */
-  readonly workflows: WorkflowBundleWithSourceMap | 'bundle' | 'none';
+  /** The workflows this worker runs: a bundle, or `none` for a worker of activities only. */
+  readonly workflows: WorkflowBundleWithSourceMap | 'none';
   /** Activities running at once in this worker; the browser pool bounds renders anyway. */
   readonly maxConcurrentActivities: number;
   /**
@@ -97,7 +97,7 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: options.activities,
-    ...(options.workflows === 'none' ? {} : { workflowBundle: options.workflows === 'bundle' ? await bundleWorkflows() : options.workflows }),
+    ...(options.workflows === 'none' ? {} : { workflowBundle: options.workflows }),
     // Each activity runs in a span whose parent is the workflow's, carried in Temporal's headers.
     interceptors: {
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],

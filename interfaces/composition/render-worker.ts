@@ -17,7 +17,7 @@ import { createPageCapturer } from '../../infrastructure/rendering/page-capture.
 import { createOrgAssetSource } from '../../infrastructure/rendering/org-assets.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
-import { loadWorkflowBundle, startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
+import { startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import type { Tracing } from '../../infrastructure/tracing/tracing.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
@@ -62,8 +62,8 @@ const startVideoPool = (config: Config, logger: Logger, setup: Pick<BrowserPoolO
 
 export interface RenderWorkerOptions {
   readonly temporalAddress: string;
-  /** A pre-built workflow bundle; tests build one per run instead of one per worker. */
-  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Built while the process started, read from the image's prebuilt file, or shared by a test run. */
+  readonly workflowBundle: WorkflowBundleWithSourceMap;
   readonly metrics: PrometheusMetrics;
   readonly workflowSpans: Tracing['workflowSpans'];
 }
@@ -155,7 +155,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
       ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
     },
-    workflows: options.workflowBundle ?? (config.WORKFLOW_BUNDLE_PATH ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : 'bundle'),
+    workflows: options.workflowBundle,
     // Enough that renders of every organization reach the pool's fair queue instead of waiting
     // in Temporal's first-come line behind one organization's flood.
     maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
