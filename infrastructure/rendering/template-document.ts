@@ -63,9 +63,10 @@ const FONTS_READY = `function () {
 }`;
 
 /*
- * A <video> paints nothing until its first frame is decoded, which can come after the load event:
- * waits for every video that is fetching (not one that failed, has no source, or was told not to
- * preload) to have its current frame.
+ * A <video> paints nothing until its first frame is decoded. The load event waits for that only for
+ * media that began loading before it; a source a script sets later (on load, say) is waited for
+ * here: every video that is fetching (not one that failed, has no source, or was told not to
+ * preload) until it has its current frame.
  */
 const videosReadyIn = (doc: string) => `Promise.all([...${doc}.querySelectorAll('video')]
   .filter((v) => v.readyState < 2 && !v.error && v.networkState !== 0 && v.networkState !== 3 && !(v.preload === 'none' && !v.autoplay))

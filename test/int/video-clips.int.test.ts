@@ -98,6 +98,8 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     requests.push(request.url ?? '');
     if (request.url === '/rgb.mp4') response.writeHead(200, { 'content-type': 'video/mp4' }).end(sourceBytes);
+    // The document's load event comes long before this video has a frame to show.
+    else if (request.url === '/late-rgb.mp4') setTimeout(() => response.writeHead(200, { 'content-type': 'video/mp4' }).end(sourceBytes), 1_500);
     else if (request.url === '/pattern.mp4') response.writeHead(200, { 'content-type': 'video/mp4' }).end(patternBytes);
     else if (request.url === '/redirect-private') response.writeHead(302, { location: 'http://10.255.255.1/x.mp4' }).end();
     else if (request.url === '/redirect-ok') response.writeHead(302, { location: '/rgb.mp4' }).end();
@@ -177,6 +179,17 @@ describe('VIDEO components on the virtual clock', () => {
     const image = await engine.render(await videoDocument(`${origin}/rgb.mp4`, 1000), { tenant: 'org-clips', format: 'png', quality: 100, crop: null });
     const { data, info } = await sharp(image.content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     expect(info.width).toBe(WIDTH);
+    expect(centreOf(data)).toBe('red');
+  });
+
+  it('waits for a <video> that a script starts loading after the load event', async () => {
+    const engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000, maxPdfPages: 200 });
+    // The load event waits only for media that began loading before it; this source also arrives late.
+    const html =
+      '<body style="margin:0;background:#808080"><video muted style="position:absolute;left:50px;top:10px;width:100px;height:80px;object-fit:fill"></video>' +
+      `<script>addEventListener('load', () => { document.querySelector('video').src = '${origin}/late-rgb.mp4'; });</script></body>`;
+    const image = await engine.render({ ...(await videoDocument(`${origin}/rgb.mp4`, 1000)), html }, { tenant: 'org-clips', format: 'png', quality: 100, crop: null });
+    const { data } = await sharp(image.content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     expect(centreOf(data)).toBe('red');
   });
 
