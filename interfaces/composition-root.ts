@@ -8,7 +8,7 @@ import type { Config } from '../infrastructure/config/config.js';
 import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
-import { bundleWorkflows, loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
+import { bundleWorkflowsApart, loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { startTracing } from '../infrastructure/tracing/tracing.js';
 import { createApiServices } from './composition/api-services.js';
@@ -60,7 +60,7 @@ const processRole = (options: RuntimeOptions): string => {
 };
 
 const prebuiltOrFreshBundle = (config: Config): Promise<WorkflowBundleWithSourceMap> =>
-  config.WORKFLOW_BUNDLE_PATH ? loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : bundleWorkflows();
+  config.WORKFLOW_BUNDLE_PATH ? loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : bundleWorkflowsApart();
 
 /**
  * The one place where adapters meet ports (emmett's composition root): the foundation every

@@ -1,6 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
@@ -27,6 +31,24 @@ export const workflowTracingSinks = (spans?: { readonly processor: SpanProcessor
 /** Bundling takes seconds: test runs do it once and share the bundle between workers. */
 export const bundleWorkflows = (): Promise<WorkflowBundleWithSourceMap> =>
   bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [workflowTracingInterceptors], logger: quietBundlerLogger });
+
+const bundleScript = fileURLToPath(new URL('../../scripts/bundle-workflows.ts', import.meta.url));
+
+/**
+ * Bundles in a process of its own. Bundling leaves a few hundred MB behind it that the process
+ * keeps (freed, not returned to the system: a worker thread keeps it too), which a long-running
+ * service should not carry for a one-off job at start.
+ */
+export const bundleWorkflowsApart = async (): Promise<WorkflowBundleWithSourceMap> => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'workflow-bundle-'));
+  try {
+    const target = path.join(dir, 'bundle.json');
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', bundleScript, target]);
+    return await loadWorkflowBundle(target);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
 
 /** A bundle written at image build time (scripts/bundle-workflows.ts): a worker starts without bundling for seconds. */
 export const loadWorkflowBundle = async (bundlePath: string): Promise<WorkflowBundleWithSourceMap> => {
