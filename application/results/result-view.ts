@@ -115,6 +115,10 @@ interface ResultSoFar {
   readonly webhook?: WebhookDeliveryView | null;
 }
 
+/** The events `evolveResult` makes a result from alone, whatever came before: a request of either kind, a cache hit. */
+export const startsResult = (event: RenderEvent): boolean =>
+  event.type === 'RenderRequested' || event.type === 'CaptureRequested' || event.type === 'RenderServedFromCache';
+
 /**
  * The one fold of a render stream into its result, for the results projection's rows and for the
  * view read from the stream while the projection lags. Returns `result` itself when the event changes

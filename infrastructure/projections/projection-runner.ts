@@ -1,4 +1,5 @@
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventStore, Subscription } from '../../application/ports/event-store.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
@@ -34,6 +35,33 @@ export interface ProjectionRunner {
   waitFor(position: number, timeoutMs: number): Promise<boolean>;
 }
 
+/*
+ * The checkpoint statements run on every batch, and a busy log of cache hits makes a batch of every
+ * hit: they are plain SQL through MikroORM's Kysely, not entity queries the ORM builds each time.
+ */
+
+const CHECKPOINTS = sql.table('projection_checkpoints');
+
+/** Moves the checkpoint forward to `position` outside any transaction; it never moves back, so it needs no lock. */
+const moveCheckpoint = (em: EntityManager, name: string, position: number) =>
+  sql`update ${CHECKPOINTS} set position = ${position} where name = ${name} and position < ${position}`.execute(em.getKysely());
+
+/**
+ * Locks the checkpoint row and moves it forward to `position` in one statement, answering where it
+ * stood before: events at or below that were applied already (by this runner or another instance's).
+ * The lock is taken by the select, which waits for a runner elsewhere to commit and then reads its
+ * checkpoint; the move is part of the caller's transaction, so it commits with the rows or not at all.
+ */
+const lockAndAdvanceCheckpoint = async (em: EntityManager, name: string, position: number): Promise<number> => {
+  const { rows } = await sql<{ before: string }>`
+    with before as (select position from ${CHECKPOINTS} where name = ${name} for update)
+    update ${CHECKPOINTS} as checkpoint set position = greatest(checkpoint.position, ${position}) from before
+    where checkpoint.name = ${name} returning before.position as before`.execute(em.getKysely());
+  const before = rows[0]?.before;
+  if (before === undefined) throw new Error(`projection ${name} has no checkpoint row`);
+  return Number(before);
+};
+
 export const createProjectionRunner = ({ orm, eventStore, projection, logger, batchSize = 500, onCommitted }: ProjectionRunnerOptions): ProjectionRunner => {
   const log = logger.child({ projection: projection.name });
   let applied = NOTHING_APPLIED;
@@ -65,16 +93,15 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
       // Nothing to write but the checkpoint (a busy log of cache hits, for the templates projection):
       // one statement instead of a transaction. It only ever moves the checkpoint forward, so it
       // needs no lock: a runner elsewhere that applied further keeps its place.
-      await orm.em.fork().nativeUpdate(ProjectionCheckpoint, { name: projection.name, position: { $lt: last.position } }, { position: last.position });
+      await moveCheckpoint(orm.em, projection.name, last.position);
       advanceTo(last.position);
       return;
     }
     const reached = await orm.em.fork().transactional(async (em) => {
-      const checkpoint = await em.findOneOrFail(ProjectionCheckpoint, { name: projection.name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const unapplied = events.filter((event) => event.position > checkpoint.position);
+      const before = await lockAndAdvanceCheckpoint(em, projection.name, last.position);
+      const unapplied = events.filter((event) => event.position > before);
       if (unapplied.length > 0) await projection.apply(em, unapplied);
-      checkpoint.position = Math.max(checkpoint.position, last.position);
-      return checkpoint.position;
+      return Math.max(before, last.position);
     });
     onCommitted?.(events);
     advanceTo(reached);

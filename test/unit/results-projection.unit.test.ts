@@ -3,7 +3,9 @@ import { foldResultView } from '../../application/results/result-view.js';
 import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { ResultRow } from '../../infrastructure/read-models/entities.js';
-import { on, projectionSpec, rows } from '../support/projection-spec.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
+import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import { on, projectionSpec, rows, type SpecEvent } from '../support/projection-spec.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
 
 const orgId = 'org-1';
@@ -75,6 +77,23 @@ describe('results projection', () => {
       .given(requested('source'), completed('source'), servedFromCache('hit'))
       .when(deleted('source'))
       .then(rows(ResultRow, [result('source', { deleted: true, fileDeleted: true }), result('hit', { deleted: false, fileDeleted: true, cached: true })]));
+  });
+
+  it('reads no row for results a batch starts, and reads those it continues', async () => {
+    const loaded: string[] = [];
+    const source: DocumentSource = {
+      load: async (_entity, ids) => {
+        loaded.push(...ids);
+        return new Map();
+      },
+      find: async () => new Map(),
+    };
+    let position = 0;
+    const recorded = ({ stream, event }: SpecEvent) =>
+      ({ ...event, streamName: stream, revision: 0, position: position++, metadata: { eventId: 'e', schemaVersion: 1, occurredAt: at(0), orgId, actor: 'system', correlationId: 'c', causationId: 'c' } }) as RecordedEvent;
+    const [changes] = await foldBatch(resultsProjection, [servedFromCache('hit'), requested('r2'), completed('r2'), completed('r3')].map(recorded), source);
+    expect(loaded).toEqual(['r3']);
+    expect([...(changes?.upserts.keys() ?? [])].sort()).toEqual(['hit', 'r2']);
   });
 
   it('finds the cache hits among rows of the same batch too', async () => {
