@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EventStore, Subscription } from '../../application/ports/event-store.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
+import { CHECKPOINTS, createCheckpointMoves, type MoveCheckpoint } from './checkpoint-moves.js';
 import type { Projection } from './projection.js';
 
 /** Checkpoint value of a projection that has applied nothing yet. */
@@ -21,6 +22,8 @@ export interface ProjectionRunnerOptions {
    * caches of read-model rows evict what changed.
    */
   readonly onCommitted?: (events: readonly RecordedEvent[]) => void;
+  /** How a batch with nothing to apply moves the checkpoint; the runners of a set share one, which writes their moves together. */
+  readonly moveCheckpoint?: MoveCheckpoint;
 }
 
 export interface ProjectionRunner {
@@ -35,18 +38,10 @@ export interface ProjectionRunner {
   waitFor(position: number, timeoutMs: number): Promise<boolean>;
 }
 
-/*
- * The checkpoint statements run on every batch, and a busy log of cache hits makes a batch of every
- * hit: they are plain SQL through MikroORM's Kysely, not entity queries the ORM builds each time.
- */
-
-const CHECKPOINTS = sql.table('projection_checkpoints');
-
-/** Moves the checkpoint forward to `position` outside any transaction; it never moves back, so it needs no lock. */
-const moveCheckpoint = (em: EntityManager, name: string, position: number) =>
-  sql`update ${CHECKPOINTS} set position = ${position} where name = ${name} and position < ${position}`.execute(em.getKysely());
-
 /**
+ * Runs on every batch, and a busy log of cache hits makes a batch of every hit: plain SQL through
+ * MikroORM's Kysely, not an entity query the ORM builds each time.
+ *
  * Locks the checkpoint row and moves it forward to `position` in one statement, answering where it
  * stood before: events at or below that were applied already (by this runner or another instance's).
  * The lock is taken by the select, which waits for a runner elsewhere to commit and then reads its
@@ -62,7 +57,15 @@ const lockAndAdvanceCheckpoint = async (em: EntityManager, name: string, positio
   return Number(before);
 };
 
-export const createProjectionRunner = ({ orm, eventStore, projection, logger, batchSize = 500, onCommitted }: ProjectionRunnerOptions): ProjectionRunner => {
+export const createProjectionRunner = ({
+  orm,
+  eventStore,
+  projection,
+  logger,
+  batchSize = 500,
+  onCommitted,
+  moveCheckpoint = createCheckpointMoves(orm),
+}: ProjectionRunnerOptions): ProjectionRunner => {
   const log = logger.child({ projection: projection.name });
   let applied = NOTHING_APPLIED;
   let live = false;
@@ -91,9 +94,8 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
     if (!last) return;
     if (!events.some(concerns)) {
       // Nothing to write but the checkpoint (a busy log of cache hits, for the templates projection):
-      // one statement instead of a transaction. It only ever moves the checkpoint forward, so it
-      // needs no lock: a runner elsewhere that applied further keeps its place.
-      await moveCheckpoint(orm.em, projection.name, last.position);
+      // a statement shared with the other runners' moves instead of a transaction.
+      await moveCheckpoint(projection.name, last.position);
       advanceTo(last.position);
       return;
     }
