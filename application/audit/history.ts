@@ -1,5 +1,5 @@
 import { accountStream, isAccountEvent, type AccountEvent } from '../../domain/accounts/account-events.js';
-import { isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
+import { asRequestedAndCompleted, isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { assertNever } from '../../domain/shared/decider.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 
@@ -79,7 +79,8 @@ export interface HistoryRow {
 
 const requestIdOf = (event: RecordedEvent): string | null => requestIdOfStream(event.streamName);
 
-const isRequestEvent = (event: RecordedEvent<RenderEvent>) => event.type === 'RenderRequested' || event.type === 'CaptureRequested';
+const isRequestEvent = (event: RecordedEvent<RenderEvent>) =>
+  event.type === 'RenderRequested' || event.type === 'CaptureRequested' || event.type === 'RenderServedFromCache';
 
 /** A charge or refund of one request, found in the organization's account stream. */
 const creditRequestId = (event: RecordedEvent, orgId: string): string | null => {
@@ -88,6 +89,7 @@ const creditRequestId = (event: RecordedEvent, orgId: string): string | null => 
 };
 
 const matches = (event: RecordedEvent<RenderEvent>, filter: HistoryFilter): boolean => {
+  if (event.type === 'RenderServedFromCache') return matches(asRequestedAndCompleted(event)[0], filter);
   if (event.type !== 'RenderRequested' && event.type !== 'CaptureRequested') return false;
   if ((event.data.orgId ?? event.metadata.orgId) !== filter.orgId) return false;
   const requestedAt = Date.parse(event.data.requestedAt);
@@ -122,6 +124,7 @@ export const createRequestScan = (filter: HistoryFilter) => {
 };
 
 const newRow = (event: RecordedEvent<RenderEvent>): HistoryRow | null => {
+  if (event.type === 'RenderServedFromCache') return newRow(asRequestedAndCompleted(event)[0]);
   const common = {
     actor: event.metadata.actor,
     correlationId: event.metadata.correlationId,
@@ -175,6 +178,9 @@ const applyToRow = (row: HistoryRow, event: RecordedEvent<RenderEvent>): void =>
     case 'RenderRequested':
     case 'CaptureRequested':
       return;
+    // Its request made the row; its completion is what is left to apply.
+    case 'RenderServedFromCache':
+      return applyToRow(row, asRequestedAndCompleted(event)[1]);
     case 'RenderProgressed':
       row.states.push({ state: 'progressed', at: event.data.at, detail: { framesDone: event.data.framesDone, framesTotal: event.data.framesTotal } });
       return;

@@ -79,6 +79,11 @@ export const createLedger = (orgId?: string) => {
       results.set(requestId, { orgId: event.data.orgId, status: 'pending', deleted: false });
       return;
     }
+    // A cache hit is requested and done at once (logs before it have the two events instead).
+    if (event.type === 'RenderServedFromCache') {
+      results.set(requestId, { orgId: event.data.orgId, status: 'done', deleted: false });
+      return;
+    }
     const result = results.get(requestId);
     if (!result) return;
     // Only the first outcome counts, as for the aggregate.

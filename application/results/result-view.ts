@@ -1,7 +1,7 @@
 import { assertNever } from '../../domain/shared/decider.js';
 import type { CaptureRequested } from '../../domain/renders/capture-events.js';
 import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
-import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, RenderRequested } from '../../domain/renders/render-events.js';
+import { asRequestedAndCompleted, type RenderCompleted, type RenderEvent, type RenderFailed, type RenderProgressed, type RenderRequested } from '../../domain/renders/render-events.js';
 import { videoFrameCount } from '../../domain/renders/video-timing.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { ResultView, WebhookDeliveryView } from '../ports/read-models.js';
@@ -115,6 +115,10 @@ interface ResultSoFar {
   readonly webhook?: WebhookDeliveryView | null;
 }
 
+/** The events `evolveResult` makes a result from alone, whatever came before: a request of either kind, a cache hit. */
+export const startsResult = (event: RenderEvent): boolean =>
+  event.type === 'RenderRequested' || event.type === 'CaptureRequested' || event.type === 'RenderServedFromCache';
+
 /**
  * The one fold of a render stream into its result, for the results projection's rows and for the
  * view read from the stream while the projection lags. Returns `result` itself when the event changes
@@ -122,6 +126,10 @@ interface ResultSoFar {
  */
 export const evolveResult = <Result extends ResultSoFar>(result: Result | null, event: RenderEvent): Result | ResultState | null => {
   if (event.type === 'RenderRequested') return requestedResult(event.data);
+  if (event.type === 'RenderServedFromCache') {
+    const [requested, completed] = asRequestedAndCompleted(event);
+    return evolveResult(requestedResult(requested.data), completed);
+  }
   if (event.type === 'CaptureRequested') return requestedCaptureResult(event.data);
   if (result === null) return null;
   switch (event.type) {

@@ -3,7 +3,7 @@ import { assertNever, type Decider } from '../shared/decider.js';
 import { conflict, notFound } from '../shared/errors.js';
 import type { CaptureRequested } from './capture-events.js';
 import type { CompleteRender, DeleteResult, FailRender, RecordRenderProgress, RenderCommand, RequestCachedRender, RequestCapture, RequestRender } from './render-commands.js';
-import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, RenderRequested, ResultDeleted } from './render-events.js';
+import type { RenderCompleted, RenderEvent, RenderFailed, RenderProgressed, RenderRequested, RenderServedFromCache, ResultDeleted } from './render-events.js';
 import { evolveRender, initialRender, type Render } from './render.js';
 import { abandonWebhook, recordWebhookDelivery, recordWebhookFailure } from './webhook-attempts.js';
 
@@ -13,10 +13,10 @@ export const decideRequestRender = ({ data }: RequestRender, state: Render): Ren
 };
 
 /** A cache hit is a render of its own (listed, audited) that costs nothing and reuses the stored file. */
-export const decideRequestCachedRender = ({ data }: RequestCachedRender, state: Render): RenderEvent[] => {
-  const requested = decideRequestRender({ type: 'RequestRender', data: { ...data.request, credits: 0 } }, state);
+export const decideRequestCachedRender = ({ data }: RequestCachedRender, state: Render): RenderServedFromCache[] => {
+  if (state.status !== 'absent') throw conflict(`Render ${data.request.requestId} already exists`);
   const { now, sourceRequestId, file } = data;
-  return [...requested, { type: 'RenderCompleted', data: { ...file, requestId: data.request.requestId, cached: true, sourceRequestId, completedAt: now } }];
+  return [{ type: 'RenderServedFromCache', data: { ...data.request, credits: 0, file, sourceRequestId, completedAt: now } }];
 };
 
 export const decideRequestCapture = ({ data }: RequestCapture, state: Render): CaptureRequested[] => {

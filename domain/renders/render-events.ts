@@ -81,6 +81,29 @@ export type RenderCompleted = DomainEvent<
   }
 >;
 
+/**
+ * A request answered from the render cache, in one event: requested and done at once, free
+ * (`credits` 0), with the file the render `sourceRequestId` stored. Cache hits are the most frequent
+ * event of all, so each is one row to append, validate, chain and project instead of two. Logs
+ * written before it hold the same fact as a RenderRequested followed by a cached RenderCompleted,
+ * and folds read this event as those two (`asRequestedAndCompleted`), so both forms fold alike.
+ */
+export type RenderServedFromCache = DomainEvent<
+  'RenderServedFromCache',
+  RenderRequested['data'] & { file: StoredFile; sourceRequestId: string; completedAt: string }
+>;
+
+/** A cache hit's one event as the two it stands for, with the same envelope (metadata, position). */
+export const asRequestedAndCompleted = <E extends RenderServedFromCache>(
+  event: E,
+): [Omit<E, 'type' | 'data'> & RenderRequested, Omit<E, 'type' | 'data'> & RenderCompleted] => {
+  const { file, sourceRequestId, completedAt, ...requested } = event.data;
+  return [
+    { ...event, type: 'RenderRequested', data: requested },
+    { ...event, type: 'RenderCompleted', data: { ...file, requestId: requested.requestId, cached: true, sourceRequestId, completedAt } },
+  ];
+};
+
 export type RenderFailed = DomainEvent<'RenderFailed', { requestId: string; reason: string; failedAt: string }>;
 
 export type ResultDeleted = DomainEvent<'ResultDeleted', { requestId: string; deletedAt: string }>;
@@ -125,12 +148,13 @@ export interface SegmentProgress {
 
 export type WebhookEvent = WebhookDeliveryFailed | WebhookDelivered | WebhookAbandoned;
 
-export type RenderEvent = RenderRequested | CaptureRequested | RenderCompleted | RenderFailed | ResultDeleted | WebhookEvent | RenderProgressed;
+export type RenderEvent = RenderRequested | CaptureRequested | RenderServedFromCache | RenderCompleted | RenderFailed | ResultDeleted | WebhookEvent | RenderProgressed;
 
 /** Events of render streams (renders and captures share them). */
 export const isRenderEvent = eventGuard<RenderEvent>({
   RenderRequested: true,
   CaptureRequested: true,
+  RenderServedFromCache: true,
   RenderCompleted: true,
   RenderFailed: true,
   ResultDeleted: true,

@@ -1,6 +1,6 @@
 import { assertNever } from '../shared/decider.js';
 import type { CaptureRequested } from './capture-events.js';
-import type { RenderEvent, RenderRequested, StoredFile } from './render-events.js';
+import { asRequestedAndCompleted, type RenderEvent, type RenderRequested, type StoredFile } from './render-events.js';
 import { evolveWebhookDeliveries, noWebhookDeliveries, type WebhookDeliveries } from './webhook-attempts.js';
 
 export type RenderStatus = 'pending' | 'done' | 'failed';
@@ -43,6 +43,10 @@ export const resultFileOf = (request: AcceptedRequest): { fileName: string; expi
 export const initialRender = (): Render => ({ status: 'absent' });
 
 export const evolveRender = (state: Render, event: RenderEvent): Render => {
+  if (event.type === 'RenderServedFromCache') {
+    const [requested, completed] = asRequestedAndCompleted(event);
+    return evolveRender(evolveRender(state, requested), completed);
+  }
   if (event.type === 'RenderRequested') {
     return { status: 'pending', kind: 'template', request: event.data, file: null, failureReason: null, deleted: false, webhookDeliveries: noWebhookDeliveries(), framesDone: 0, segmentFrames: {} };
   }

@@ -42,22 +42,33 @@ const captureSpec = z.object({
   expires: z.number().int().nullable(),
 });
 
+const renderRequested = z.object({
+  requestId: id,
+  orgId: id,
+  request: jsonObject,
+  spec: renderSpec,
+  cacheKey: z.string().nullable(),
+  credits: z.number().int().nonnegative(),
+  batchName: z.string().nullable(),
+  metadata: jsonObject.nullable(),
+  webhookUrl: z.string().nullable(),
+  requestedAt: isoTime,
+  dataFrom: id.nullable(),
+});
+
+const storedFile = z.object({
+  storageKey: z.string(),
+  fileName: z.string(),
+  contentType: z.string(),
+  bytes: z.number().int().nonnegative(),
+  width: z.number().int().nonnegative(),
+  height: z.number().int().nonnegative(),
+});
+
 export const renderEventSchemas: EventSchemas<RenderEvent> = {
   /** v1 had no `dataFrom`: every request stored its data. */
   RenderRequested: eventSchema(
-    z.object({
-      requestId: id,
-      orgId: id,
-      request: jsonObject,
-      spec: renderSpec,
-      cacheKey: z.string().nullable(),
-      credits: z.number().int().nonnegative(),
-      batchName: z.string().nullable(),
-      metadata: jsonObject.nullable(),
-      webhookUrl: z.string().nullable(),
-      requestedAt: isoTime,
-      dataFrom: id.nullable(),
-    }),
+    renderRequested,
     // v1 always stored the data itself.
     (v1) => ({ ...v1, dataFrom: null }),
   ),
@@ -72,20 +83,10 @@ export const renderEventSchemas: EventSchemas<RenderEvent> = {
       requestedAt: isoTime,
     }),
   ),
+  RenderServedFromCache: eventSchema(renderRequested.extend({ file: storedFile, sourceRequestId: id, completedAt: isoTime })),
   /** v1 (before the render cache) had neither `cached` nor `sourceRequestId`: every file was rendered. */
   RenderCompleted: eventSchema(
-    z.object({
-      requestId: id,
-      storageKey: z.string(),
-      fileName: z.string(),
-      contentType: z.string(),
-      bytes: z.number().int().nonnegative(),
-      width: z.number().int().nonnegative(),
-      height: z.number().int().nonnegative(),
-      cached: z.boolean(),
-      sourceRequestId: z.string().nullable(),
-      completedAt: isoTime,
-    }),
+    storedFile.extend({ requestId: id, cached: z.boolean(), sourceRequestId: z.string().nullable(), completedAt: isoTime }),
     (v1) => ({ ...v1, cached: v1.cached ?? false, sourceRequestId: v1.sourceRequestId ?? null }),
   ),
   RenderFailed: eventSchema(z.object({ requestId: id, reason: z.string(), failedAt: isoTime })),

@@ -22,6 +22,12 @@ export interface DocumentFold<E extends DomainEvent, Row extends object, Related
   readonly related?: { readonly entity: EntityName<Related>; id(event: RecordedEvent<E>): string | null };
   /** Rows of `entity` the event changes; none for events this fold has nothing to do with. */
   documents(event: RecordedEvent<E>, related: Related | null): readonly DocumentSelector<Row>[];
+  /**
+   * Whether the event makes its rows anew from itself alone (`evolve` ignores the row it is given):
+   * a batch whose first mention of a row is such an event does not read the row. Every cache hit
+   * starts a result of its own, so a busy log's batches would otherwise read rows that never exist.
+   */
+  makesAnew?(event: RecordedEvent<E>): boolean;
   /** Returns `row` itself when nothing changes, so unchanged rows are not written. */
   evolve(row: Row | null, event: RecordedEvent<E>, related: Related | null): Row | null;
 }
@@ -168,10 +174,15 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
   // Preload: the rows every event names, one query per table; a second pass for rows named by related rows.
   for (let pass = 0; pass < 2; pass++) {
     const wanted = new Map<EntityName<object>, Set<string>>();
-    const want = (entity: EntityName<object>, id: string) => {
-      const ids = wanted.get(entity) ?? new Set<string>();
+    /** Rows made anew before anything in the batch reads them: whatever is stored does not matter. */
+    const anew = new Map<EntityName<object>, Set<string>>();
+    const add = (to: Map<EntityName<object>, Set<string>>, entity: EntityName<object>, id: string) => {
+      const ids = to.get(entity) ?? new Set<string>();
       ids.add(id);
-      wanted.set(entity, ids);
+      to.set(entity, ids);
+    };
+    const want = (entity: EntityName<object>, id: string) => {
+      if (!anew.get(entity)?.has(id)) add(wanted, entity, id);
     };
     const fanOuts = new Map<EntityName<object>, Map<string, object>>();
     let unresolved = false;
@@ -191,7 +202,8 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
           }
         }
         for (const selector of each.documents(event, related)) {
-          if (typeof selector === 'string') want(each.entity, selector);
+          if (typeof selector === 'string' && each.makesAnew?.(event) && !wanted.get(each.entity)?.has(selector)) add(anew, each.entity, selector);
+          else if (typeof selector === 'string') want(each.entity, selector);
           else if (!prefetched.get(each.entity)?.has(whereKey(selector.where))) {
             const wheres = fanOuts.get(each.entity) ?? new Map<string, object>();
             wheres.set(whereKey(selector.where), selector.where);
@@ -200,6 +212,8 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
         }
       }
     }
+    // Known to be replaced, not known to be absent: `stored` stays unknown, so a deletion still reaches the table.
+    for (const [entity, ids] of anew) for (const id of ids) if (!table(entity).current.has(id)) setCurrent(table(entity), id, null);
     for (const [entity, ids] of wanted) await loadMissing(entity, ids);
     for (const [entity, wheres] of fanOuts) await prefetch(entity, [...wheres.values()]);
     if (!unresolved) break;
@@ -229,7 +243,7 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
     for (const id of target.changed) {
       const row = target.current.get(id) ?? null;
       if (row !== null) upserts.set(id, row);
-      else if ((target.stored.get(id) ?? null) !== null) deletes.push(id);
+      else if (!target.stored.has(id) || target.stored.get(id) !== null) deletes.push(id);
     }
     return upserts.size > 0 || deletes.length > 0 ? [{ entity, upserts, deletes }] : [];
   });

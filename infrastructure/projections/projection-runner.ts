@@ -1,8 +1,10 @@
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventStore, Subscription } from '../../application/ports/event-store.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
+import { CHECKPOINTS, createCheckpointMoves, type MoveCheckpoint } from './checkpoint-moves.js';
 import type { Projection } from './projection.js';
 
 /** Checkpoint value of a projection that has applied nothing yet. */
@@ -20,6 +22,8 @@ export interface ProjectionRunnerOptions {
    * caches of read-model rows evict what changed.
    */
   readonly onCommitted?: (events: readonly RecordedEvent[]) => void;
+  /** How a batch with nothing to apply moves the checkpoint; the runners of a set share one, which writes their moves together. */
+  readonly moveCheckpoint?: MoveCheckpoint;
 }
 
 export interface ProjectionRunner {
@@ -34,7 +38,34 @@ export interface ProjectionRunner {
   waitFor(position: number, timeoutMs: number): Promise<boolean>;
 }
 
-export const createProjectionRunner = ({ orm, eventStore, projection, logger, batchSize = 500, onCommitted }: ProjectionRunnerOptions): ProjectionRunner => {
+/**
+ * Runs on every batch, and a busy log of cache hits makes a batch of every hit: plain SQL through
+ * MikroORM's Kysely, not an entity query the ORM builds each time.
+ *
+ * Locks the checkpoint row and moves it forward to `position` in one statement, answering where it
+ * stood before: events at or below that were applied already (by this runner or another instance's).
+ * The lock is taken by the select, which waits for a runner elsewhere to commit and then reads its
+ * checkpoint; the move is part of the caller's transaction, so it commits with the rows or not at all.
+ */
+const lockAndAdvanceCheckpoint = async (em: EntityManager, name: string, position: number): Promise<number> => {
+  const { rows } = await sql<{ before: string }>`
+    with before as (select position from ${CHECKPOINTS} where name = ${name} for update)
+    update ${CHECKPOINTS} as checkpoint set position = greatest(checkpoint.position, ${position}) from before
+    where checkpoint.name = ${name} returning before.position as before`.execute(em.getKysely());
+  const before = rows[0]?.before;
+  if (before === undefined) throw new Error(`projection ${name} has no checkpoint row`);
+  return Number(before);
+};
+
+export const createProjectionRunner = ({
+  orm,
+  eventStore,
+  projection,
+  logger,
+  batchSize = 500,
+  onCommitted,
+  moveCheckpoint = createCheckpointMoves(orm),
+}: ProjectionRunnerOptions): ProjectionRunner => {
   const log = logger.child({ projection: projection.name });
   let applied = NOTHING_APPLIED;
   let live = false;
@@ -63,18 +94,16 @@ export const createProjectionRunner = ({ orm, eventStore, projection, logger, ba
     if (!last) return;
     if (!events.some(concerns)) {
       // Nothing to write but the checkpoint (a busy log of cache hits, for the templates projection):
-      // one statement instead of a transaction. It only ever moves the checkpoint forward, so it
-      // needs no lock: a runner elsewhere that applied further keeps its place.
-      await orm.em.fork().nativeUpdate(ProjectionCheckpoint, { name: projection.name, position: { $lt: last.position } }, { position: last.position });
+      // a statement shared with the other runners' moves instead of a transaction.
+      await moveCheckpoint(projection.name, last.position);
       advanceTo(last.position);
       return;
     }
     const reached = await orm.em.fork().transactional(async (em) => {
-      const checkpoint = await em.findOneOrFail(ProjectionCheckpoint, { name: projection.name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const unapplied = events.filter((event) => event.position > checkpoint.position);
+      const before = await lockAndAdvanceCheckpoint(em, projection.name, last.position);
+      const unapplied = events.filter((event) => event.position > before);
       if (unapplied.length > 0) await projection.apply(em, unapplied);
-      checkpoint.position = Math.max(checkpoint.position, last.position);
-      return checkpoint.position;
+      return Math.max(before, last.position);
     });
     onCommitted?.(events);
     advanceTo(reached);

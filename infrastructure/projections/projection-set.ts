@@ -5,6 +5,7 @@ import type { ProjectionProgress } from '../../application/ports/read-models.js'
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { accountsProjection } from './accounts-projection.js';
 import { assetsProjection } from './assets-projection.js';
+import { createCheckpointMoves } from './checkpoint-moves.js';
 import { documentStore } from './document-store.js';
 import type { Projection } from './projection.js';
 import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
@@ -29,10 +30,12 @@ export type CommitListener = (events: readonly RecordedEvent[]) => void;
 
 export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStore; logger: Logger }, projections = allProjections): ProjectionSet => {
   const listeners = new Map<string, CommitListener[]>();
+  const moveCheckpoint = createCheckpointMoves(deps.orm);
   const runners = projections.map((projection) =>
     createProjectionRunner({
       ...deps,
       projection,
+      moveCheckpoint,
       onCommitted: (events) => {
         for (const listener of listeners.get(projection.name) ?? []) listener(events);
       },

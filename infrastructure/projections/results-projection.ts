@@ -1,4 +1,4 @@
-import { evolveResult } from '../../application/results/result-view.js';
+import { evolveResult, startsResult } from '../../application/results/result-view.js';
 import { isRenderEvent, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ResultRow } from '../read-models/entities.js';
@@ -30,6 +30,7 @@ export const resultsProjection: DocumentProjection<RenderEvent> = {
     fold<RenderEvent, ResultRow>({
       entity: ResultRow,
       documents: (event) => [event.data.requestId],
+      makesAnew: startsResult,
       evolve: evolveResultRow,
     }),
     fold<RenderEvent, ResultRow, ResultRow>({

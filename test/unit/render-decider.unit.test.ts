@@ -53,15 +53,23 @@ describe('RequestRender', () => {
 
 describe('RequestCachedRender', () => {
   const cachedCommand = { type: 'RequestCachedRender', data: { request: requestedData, file, sourceRequestId: 'r0', now } } as const;
-  it('records a free request and its completion with the earlier file in one decision', () =>
-    spec
-      .given([])
-      .when(cachedCommand)
-      .then([
-        { type: 'RenderRequested', data: { ...requestedData, credits: 0 } },
-        { type: 'RenderCompleted', data: { ...file, requestId: 'r1', cached: true, sourceRequestId: 'r0', completedAt: now } },
-      ]));
+  const servedFromCache: RenderEvent = { type: 'RenderServedFromCache', data: { ...requestedData, credits: 0, file, sourceRequestId: 'r0', completedAt: now } };
+  /** How cache hits were recorded before they had an event of their own: logs keep this form. */
+  const twoEventHit: RenderEvent[] = [
+    { type: 'RenderRequested', data: { ...requestedData, credits: 0 } },
+    { type: 'RenderCompleted', data: { ...file, requestId: 'r1', cached: true, sourceRequestId: 'r0', completedAt: now } },
+  ];
+  it('records a free request, done at once with the earlier file, as one event', () => spec.given([]).when(cachedCommand).then([servedFromCache]));
   it('refuses an id already used', () => spec.given([requested]).when(cachedCommand).thenThrows('conflict'));
+  it('refuses an id already used by a cache hit of either form', () => {
+    spec.given([servedFromCache]).when(cachedCommand).thenThrows('conflict');
+    spec.given(twoEventHit).when(cachedCommand).thenThrows('conflict');
+  });
+  it('folds the one event into the same render as the two events of older logs', () => {
+    const fold = (events: readonly RenderEvent[]) => foldEvents(renderDecider, events);
+    expect(fold([servedFromCache])).toEqual(fold(twoEventHit));
+    expect(fold([servedFromCache])).toMatchObject({ status: 'done', file: { ...file, owned: false }, request: { credits: 0 } });
+  });
 });
 
 describe('CompleteRender and FailRender', () => {

@@ -97,9 +97,13 @@ describe('render service: the render cache', () => {
 
     expect(repeated).toMatchObject({ cached: true, storageKey: first.storageKey, contentType: 'image/png' });
     expect(repeated.requestId).not.toBe(first.requestId);
-    const [requested, completed] = await world.streamOf(repeated.requestId);
-    expect(requested).toMatchObject({ type: 'RenderRequested', data: { credits: 0, cacheKey: (await requestedOf(first.requestId)).cacheKey } });
-    expect(completed).toMatchObject({ type: 'RenderCompleted', data: { cached: true, sourceRequestId: first.requestId, storageKey: first.storageKey } });
+    const hitEvents = await world.streamOf(repeated.requestId);
+    expect(hitEvents).toEqual([
+      expect.objectContaining({
+        type: 'RenderServedFromCache',
+        data: expect.objectContaining({ credits: 0, cacheKey: (await requestedOf(first.requestId)).cacheKey, sourceRequestId: first.requestId, file: expect.objectContaining({ storageKey: first.storageKey }) }),
+      }),
+    ]);
     // Nothing rendered, stored, started or charged for the hit.
     expect(world.engine.rendered).toHaveLength(1);
     expect(world.storage.keys()).toEqual(filesBefore);

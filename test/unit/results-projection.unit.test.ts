@@ -3,7 +3,9 @@ import { foldResultView } from '../../application/results/result-view.js';
 import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { ResultRow } from '../../infrastructure/read-models/entities.js';
-import { on, projectionSpec, rows } from '../support/projection-spec.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
+import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import { on, projectionSpec, rows, type SpecEvent } from '../support/projection-spec.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
 
 const orgId = 'org-1';
@@ -14,6 +16,12 @@ const storageKey = `${orgId}/source/card.png`;
 const requested = (requestId: string, second = 0) => on(renderStream(requestId), renderRequested({ requestId, orgId, requestedAt: at(second) }));
 const completed = (requestId: string, cached = false) =>
   on(renderStream(requestId), renderCompleted({ requestId, completedAt: at(1), storageKey, bytes: 2048, cached, sourceRequestId: cached ? 'source' : null }));
+/** A cache hit as it is recorded now: one event; `requested` + `completed(.., true)` is the form of older logs. */
+const servedFromCache = (requestId: string, second = 2) => {
+  const { data } = renderRequested({ requestId, orgId, requestedAt: at(second), credits: 0 });
+  const { requestId: _requestId, cached: _cached, sourceRequestId: _source, completedAt: _completedAt, ...file } = renderCompleted({ requestId, completedAt: at(1), storageKey, bytes: 2048 }).data;
+  return on(renderStream(requestId), { type: 'RenderServedFromCache', data: { ...data, file, sourceRequestId: 'source', completedAt: at(1) } });
+};
 const deleted = (requestId: string) => on(renderStream(requestId), { type: 'ResultDeleted', data: { requestId, deletedAt: at(5) } });
 
 const result = (requestId: string, fields: Partial<ResultRow>) => expect.objectContaining({ requestId, orgId, ...fields });
@@ -41,6 +49,51 @@ describe('results projection', () => {
           result('other', { deleted: false, fileDeleted: false, storageKey: null }),
         ]),
       );
+  });
+
+  it('a cache hit of one event makes the same row as the two events older logs hold for it', async () => {
+    const hitRow = result('hit', {
+      status: 'done',
+      cached: true,
+      credits: 0,
+      storageKey,
+      bytes: 2048,
+      dataFrom: null,
+      failureReason: null,
+      createdAt: new Date(at(2)),
+      completedAt: new Date(at(1)),
+      deleted: false,
+      fileDeleted: false,
+    });
+    await spec().given().when(servedFromCache('hit')).then(rows(ResultRow, [hitRow]));
+    await spec()
+      .given()
+      .when(on(renderStream('hit'), renderRequested({ requestId: 'hit', orgId, requestedAt: at(2), credits: 0 })), completed('hit', true))
+      .then(rows(ResultRow, [hitRow]));
+  });
+
+  it('deleting the render that stored a file takes it from a cache hit of one event too', async () => {
+    await spec()
+      .given(requested('source'), completed('source'), servedFromCache('hit'))
+      .when(deleted('source'))
+      .then(rows(ResultRow, [result('source', { deleted: true, fileDeleted: true }), result('hit', { deleted: false, fileDeleted: true, cached: true })]));
+  });
+
+  it('reads no row for results a batch starts, and reads those it continues', async () => {
+    const loaded: string[] = [];
+    const source: DocumentSource = {
+      load: async (_entity, ids) => {
+        loaded.push(...ids);
+        return new Map();
+      },
+      find: async () => new Map(),
+    };
+    let position = 0;
+    const recorded = ({ stream, event }: SpecEvent) =>
+      ({ ...event, streamName: stream, revision: 0, position: position++, metadata: { eventId: 'e', schemaVersion: 1, occurredAt: at(0), orgId, actor: 'system', correlationId: 'c', causationId: 'c' } }) as RecordedEvent;
+    const [changes] = await foldBatch(resultsProjection, [servedFromCache('hit'), requested('r2'), completed('r2'), completed('r3')].map(recorded), source);
+    expect(loaded).toEqual(['r3']);
+    expect([...(changes?.upserts.keys() ?? [])].sort()).toEqual(['hit', 'r2']);
   });
 
   it('finds the cache hits among rows of the same batch too', async () => {
