@@ -151,8 +151,8 @@ describe('cache hits of large requests', () => {
     }
     for (const hitId of hits) {
       const [requested] = await app.runtime.eventStore.readStream(`render-${hitId}`);
-      expect(requested?.type).toBe('RenderRequested');
-      // The hit's event is a few hundred bytes, not another 200 KiB copy.
+      expect(requested?.type).toBe('RenderServedFromCache');
+      // The hit's one event is a few hundred bytes, not another 200 KiB copy.
       expect(JSON.stringify(requested?.data).length).toBeLessThan(2048);
       expect(requested?.data).toMatchObject({ dataFrom: first.body.requestId, spec: { data: {} } });
     }
