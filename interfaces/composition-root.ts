@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -8,7 +9,8 @@ import type { Config } from '../infrastructure/config/config.js';
 import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
-import { bundleWorkflowsApart, loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
+import { loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
+import { cachedWorkflowBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { startTracing } from '../infrastructure/tracing/tracing.js';
 import { createApiServices } from './composition/api-services.js';
@@ -60,7 +62,7 @@ const processRole = (options: RuntimeOptions): string => {
 };
 
 const prebuiltOrFreshBundle = (config: Config): Promise<WorkflowBundleWithSourceMap> =>
-  config.WORKFLOW_BUNDLE_PATH ? loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : bundleWorkflowsApart();
+  config.WORKFLOW_BUNDLE_PATH ? loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : cachedWorkflowBundle(path.join(config.DATA_DIR, 'workflow-bundles'));
 
 /**
  * The one place where adapters meet ports (emmett's composition root): the foundation every
@@ -77,7 +79,8 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
   lifetime.defer(() => tracing.shutdown());
   // One registry per process: the API's requests, this process's renders and pool, its projections.
   const metrics = createPrometheusMetrics();
-  // Bundling takes seconds of CPU: it overlaps the start of PostgreSQL and Temporal instead of following them.
+  // Bundling takes seconds of CPU: it overlaps the start of PostgreSQL and Temporal instead of following them,
+  // and only happens when the workflow sources changed since the last start on this data folder.
   const workflowBundle = options.rendering === 'worker' ? (options.workflowBundle ? Promise.resolve(options.workflowBundle) : prebuiltOrFreshBundle(config)) : undefined;
   workflowBundle?.catch(() => {});
   try {

@@ -1,8 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Resource } from '@opentelemetry/resources';
@@ -35,19 +33,12 @@ export const bundleWorkflows = (): Promise<WorkflowBundleWithSourceMap> =>
 const bundleScript = fileURLToPath(new URL('../../scripts/bundle-workflows.ts', import.meta.url));
 
 /**
- * Bundles in a process of its own. Bundling leaves a few hundred MB behind it that the process
- * keeps (freed, not returned to the system: a worker thread keeps it too), which a long-running
- * service should not carry for a one-off job at start.
+ * Bundles into the file target in a process of its own. Bundling leaves a few hundred MB behind it
+ * that the process keeps (freed, not returned to the system: a worker thread keeps it too), which a
+ * long-running service should not carry for a one-off job at start.
  */
-export const bundleWorkflowsApart = async (): Promise<WorkflowBundleWithSourceMap> => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'workflow-bundle-'));
-  try {
-    const target = path.join(dir, 'bundle.json');
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', bundleScript, target]);
-    return await loadWorkflowBundle(target);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+export const bundleWorkflowsApart = async (target: string): Promise<void> => {
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', bundleScript, target]);
 };
 
 /** A bundle written at image build time (scripts/bundle-workflows.ts): a worker starts without bundling for seconds. */
