@@ -35,6 +35,12 @@ COPY --chown=node:node . .
 RUN node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.json \
   && node node_modules/vite/bin/vite.js build --config studio/vite.config.ts --logLevel warn
 
+# Two malloc arenas, not glibc's eight per core: every thread that allocates (libuv's sharp work, the
+# Temporal core, V8's helpers) got an arena of its own, and memory freed in one is not reused by the
+# others; under bench:soak the fifteen arenas kept growing after the warm-up, while with two the
+# process's malloc memory stayed flat and 50 MB lower. sharp, seeing it set, draws with every core.
+ENV MALLOC_ARENA_MAX=2
+
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

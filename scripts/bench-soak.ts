@@ -51,6 +51,8 @@ const startService = async (dataDir: string, port: number, apiKey: string) => {
       DATABASE_URL: '',
       TEMPORAL_ADDRESS: '',
       EVENTSTORE_URL: '',
+      // As npm start sets it (package.json): glibc's allocator bounded to two arenas.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

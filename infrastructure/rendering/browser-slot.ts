@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { validationError } from '../../domain/shared/errors.js';
 import { BrowserCrashedError, RenderDeadlineError } from './pool-errors.js';
 import { TIMED_OUT, within } from './within.js';
+import { createTripwire, type Tripwire } from './tripwire.js';
 
 /**
  * One Chromium process and its warm pages. A page lives in a browser context of its own, bound to
@@ -85,8 +86,8 @@ interface Lane {
   readonly context: BrowserContext;
   readonly page: Page;
   readonly cdp: CDPSession;
-  /** Rejects when the page's renderer crashes (out of memory, say). */
-  readonly crashed: Promise<never>;
+  /** Trips when the page's renderer crashes (out of memory, say). */
+  readonly crashed: Tripwire;
   uses: number;
   lastUsed: number;
   /** The affinity of the render that used it last. */
@@ -137,11 +138,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
   let crashed = false;
   let closing = false;
   const idleWaiters: (() => void)[] = [];
-  let markCrashed: (error: Error) => void = () => {};
-  const crash = new Promise<never>((_, reject) => {
-    markCrashed = reject;
-  });
-  crash.catch(() => {});
+  const crash = createTripwire();
 
   const kill = (why: string) => {
     if (crashed) return;
@@ -153,7 +150,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     if (closing) return;
     crashed = true;
     logger.error({ browser: id, pid, busy }, 'Chromium disconnected unexpectedly; replacing it');
-    markCrashed(new BrowserCrashedError(`Chromium (pid ${pid ?? 'unknown'}) crashed during the render; retry it`));
+    crash.trip(new BrowserCrashedError(`Chromium (pid ${pid ?? 'unknown'}) crashed during the render; retry it`));
     browser.process()?.kill('SIGKILL');
     options.onCrash(slot);
   });
@@ -165,10 +162,8 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
       const page = browserSession ? await newFrameOnDemandPage(browserSession, context) : await context.newPage();
       const cdp = await page.createCDPSession();
       await options.preparePage?.(page, tenant);
-      const crashed = new Promise<never>((_, reject) => {
-        page.once('error', (error) => reject(validationError(`The page crashed while rendering (${error.message}); it may use too much memory`)));
-      });
-      crashed.catch(() => {});
+      const crashed = createTripwire();
+      page.once('error', (error) => crashed.trip(validationError(`The page crashed while rendering (${error.message}); it may use too much memory`)));
       return { tenant, context, page, cdp, crashed, uses: 0, lastUsed: 0, affinity: undefined, wake: undefined };
     } catch (error) {
       await within(context.close(), TEARDOWN_TIMEOUT_MS).catch(() => {});
@@ -255,15 +250,15 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
     let finished: () => void = () => {};
     if (options.framesOnDemand) previousRun = new Promise<void>((resolve) => (finished = resolve));
     try {
-      await Promise.race([before, crash]);
-      lane = await Promise.race([takeLane(runOptions.tenant, runOptions.affinity), crash]);
+      await crash.guard(before);
+      lane = await crash.guard(takeLane(runOptions.tenant, runOptions.affinity));
       lane.affinity = runOptions.affinity;
       const { wake } = lane;
       lane.wake = undefined;
       // A page that cannot be woken is not handed out: the render fails, retried elsewhere, and the page is discarded.
       if (wake && (await within(wake(lane.page, lane.cdp), RESET_TIMEOUT_MS)) === TIMED_OUT) throw new Error('a parked page did not wake in time');
       const work = fn({ page: lane.page, cdp: lane.cdp });
-      const outcome = await within(Promise.race([work, lane.crashed, crash]), runOptions.deadlineMs);
+      const outcome = await within(crash.guard(lane.crashed.guard(work)), runOptions.deadlineMs);
       if (outcome === TIMED_OUT) {
         await interrupt(lane);
         throw new RenderDeadlineError(runOptions.deadlineMs);
