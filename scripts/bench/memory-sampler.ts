@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { descendantsOf, isChromium, readArgv } from './process-cpu.js';
 
@@ -34,9 +34,18 @@ const kbLine = (file: string, name: string): number => {
   }
 };
 
+/** The binary a process runs, whatever it made of its argv (Chromium's helpers rewrite theirs into one string). */
+const executableOf = (pid: number): string => {
+  try {
+    return path.basename(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return '';
+  }
+};
+
 const familyOf = (pid: number): MemoryFamily | null => {
   const argv = readArgv(pid);
-  if (isChromium(argv)) return 'chromium';
+  if (isChromium(argv) || isChromium([executableOf(pid)])) return 'chromium';
   const binary = path.basename(argv[0] ?? '');
   if (binary === 'postgres' || binary.startsWith('postgres:')) return 'postgres';
   if (binary === 'temporal' || argv.some((arg) => /(^|\/)temporal$/.test(arg))) return 'temporal';
