@@ -1,5 +1,5 @@
 import { isAccountEvent, orgIdOfStream, type AccountEvent } from '../../domain/accounts/account-events.js';
-import { isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
+import { asRequestedAndCompleted, isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import type { AccountLedgerRow, ResultPresenceRow } from '../ports/audit.js';
 
@@ -79,9 +79,9 @@ export const createLedger = (orgId?: string) => {
       results.set(requestId, { orgId: event.data.orgId, status: 'pending', deleted: false });
       return;
     }
-    // A cache hit is requested and done at once (logs before it have the two events instead).
+    // A cache hit's one event is read as the two that logs before it hold, like every other fold.
     if (event.type === 'RenderServedFromCache') {
-      results.set(requestId, { orgId: event.data.orgId, status: 'done', deleted: false });
+      for (const half of asRequestedAndCompleted(event)) applyResult(half, requestId);
       return;
     }
     const result = results.get(requestId);
