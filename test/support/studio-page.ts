@@ -48,7 +48,25 @@ export const inkDifference = (a: readonly boolean[], b: readonly boolean[]) => a
 /** Controls by role and accessible name, as assistive technology finds them. */
 export const studioControls = (page: Page) => {
   const field = (name: string, role = 'textbox') => page.locator(`::-p-aria([name="${name}"][role="${role}"])`);
-  /** Replaces what the control holds by typing `text` key by key, as a person would. */
-  const typeInto = (name: string, text: string, role = 'textbox') => field(name, role).fill(text, { typingThreshold: 10_000 });
+  /**
+   * Replaces what the control holds by selecting it all and typing `text` key by key, as a person
+   * would, until the control holds `text`. Not puppeteer's fill: it empties the value in one call and
+   * types in later ones, and a re-render in between (a save answered, a list loaded) puts React's
+   * value back, so the keys land after it; under load that gap is wide enough to lose edits.
+   */
+  const typeInto = async (name: string, text: string, role = 'textbox') => {
+    const control = await field(name, role).waitHandle();
+    for (let attempt = 1; ; attempt += 1) {
+      await control.evaluate((element) => {
+        const input = element as unknown as { focus(): void; select(): void };
+        input.focus();
+        input.select();
+      });
+      await page.keyboard.type(text);
+      const value = await control.evaluate((element) => (element as unknown as { value: string }).value);
+      if (value === text) return;
+      if (attempt === 3) throw new Error(`typed "${text}" into ${name} but it holds "${value}"`);
+    }
+  };
   return { field, typeInto };
 };
