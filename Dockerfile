@@ -1,13 +1,12 @@
 # The rendering service (API) and its Temporal worker share this image; compose picks the command.
 FROM node:24-bookworm-slim
 
-# Chromium renders (chrome-headless-shell draws video frames on demand), ffmpeg encodes video, and the fonts are the families templates commonly name,
+# chrome-headless-shell renders (and draws video frames on demand), ffmpeg encodes video, and the fonts are the families templates commonly name,
 # so text renders in the intended face rather than a fallback; Noto covers the world's scripts (core: Thai, Indic,
 # Arabic, Hebrew; cjk: Chinese, Japanese, Korean; color-emoji: emoji) so no text draws as empty boxes.
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     ca-certificates \
-    chromium \
     chromium-headless-shell \
     ffmpeg \
     fontconfig \

@@ -31,23 +31,24 @@ ensure_node_modules() {
   npm install --no-audit --no-fund >&2
 }
 
-# Renders need Chromium, video needs ffmpeg (and chrome-headless-shell, whose frames are drawn on
-# demand: a quarter less CPU per frame), and templates name common font families that must resolve
+# Renders run in chrome-headless-shell (the same pixels as full Chromium for half its CPU; video
+# frames are drawn on demand in it), video needs ffmpeg, and templates name common font families that must resolve
 # to real fonts rather than a fallback, or images differ from what designers expect. The world's
 # scripts draw as glyphs, not boxes: fonts-noto-core has Thai, Devanagari, Bengali, Tamil, Arabic and
 # Hebrew, fonts-noto-cjk Chinese, Japanese and Korean, fonts-noto-color-emoji colour emoji.
 # poppler-utils (pdftoppm, pdftotext, pdfinfo, pdffonts) and qpdf let the tests look inside rendered
 # PDFs, and check PDF/A files structurally (veraPDF is not packaged by Debian).
 SYSTEM_PACKAGES=(
-  chromium chromium-headless-shell ffmpeg fontconfig
+  chromium-headless-shell ffmpeg fontconfig
   fonts-dejavu-core fonts-liberation2 fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   fonts-roboto fonts-open-sans fonts-lato
   poppler-utils qpdf
 )
 # The multi-host fault test (npm run test:faults) makes hosts of network namespaces (iproute2) and
-# cuts faults into their links with nftables.
+# cuts faults into their links with nftables. The studio's tests drive it in full Chromium, the
+# browser its users have, which the service itself does not need.
 if [ "$FOR_TESTS" = true ]; then
-  SYSTEM_PACKAGES+=(iproute2 nftables)
+  SYSTEM_PACKAGES+=(chromium iproute2 nftables)
 fi
 
 is_installed() {
@@ -62,7 +63,7 @@ has_candidate() {
 
 ensure_system_packages() {
   if ! command -v dpkg-query >/dev/null 2>&1; then
-    command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || log "warning: no Chromium and no apt; install Chromium yourself"
+    [ -x /usr/lib/chromium/chromium-headless-shell ] || log "warning: no chrome-headless-shell and no apt; install it yourself and set CHROMIUM_PATH"
     return
   fi
   local missing=()
@@ -70,7 +71,7 @@ ensure_system_packages() {
   for pkg in "${SYSTEM_PACKAGES[@]}"; do
     is_installed "$pkg" || missing+=("$pkg")
   done
-  if [ -x /usr/bin/chromium ] && command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 \
+  if [ -x /usr/lib/chromium/chromium-headless-shell ] && command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 \
     && [ "${#missing[@]}" -eq 0 ]; then
     return
   fi

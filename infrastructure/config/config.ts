@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_CHROMIUM_PATH } from '../rendering/chromium-path.js';
 
 const optionalText = z
   .string()
@@ -28,12 +29,13 @@ const ConfigSchema = z.object({
   TEMPORAL_ADDRESS: optionalText.pipe(z.string().regex(/^[\w.-]+:\d+$/, 'host:port').optional()),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('renders'),
-  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  /** The render pool's browser: chrome-headless-shell (see DEFAULT_CHROMIUM_PATH for why not full Chromium). */
+  CHROMIUM_PATH: z.string().default(DEFAULT_CHROMIUM_PATH),
   /**
    * chrome-headless-shell, for video frames drawn on demand (a quarter less CPU per frame, no 60 Hz
    * wait); empty, or absent from the machine: videos are captured on CHROMIUM_PATH's pages instead.
    */
-  VIDEO_CHROMIUM_PATH: z.string().default('/usr/bin/chromium-headless-shell'),
+  VIDEO_CHROMIUM_PATH: z.string().default(DEFAULT_CHROMIUM_PATH),
   /** Containers under Docker's default seccomp profile cannot use Chromium's sandbox; isolation comes from the container then. */
   CHROMIUM_NO_SANDBOX: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   BROWSERS: z.coerce.number().int().min(1).max(16).default(1),

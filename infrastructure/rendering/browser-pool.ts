@@ -2,11 +2,10 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { createAdmissionQueue, type Admission } from './admission-queue.js';
 import { launchBrowserSlot, type BrowserSlot } from './browser-slot.js';
+import { DEFAULT_CHROMIUM_PATH } from './chromium-path.js';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../domain/shared/errors.js';
 import { PoolUnavailableError } from './pool-errors.js';
 import { within } from './within.js';
-
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 export interface BrowserPoolOptions {
   executablePath?: string;
