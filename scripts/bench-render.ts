@@ -40,7 +40,8 @@ import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js'
 import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
 import { REPORT_CSS, REPORT_HEIGHT, REPORT_HTML, REPORT_PAGES, REPORT_WIDTH } from './bench/report.js';
-import { MEMORY_FAMILIES, sampleMemory, type MemorySample } from './bench/memory-sampler.js';
+import { MEMORY_FAMILIES, type MemorySample } from './bench/memory-sampler.js';
+import { measureNpmStartMemory, summedPss, type NpmStartMemory } from './bench/npm-start-memory.js';
 import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
 
@@ -73,6 +74,18 @@ const CAPTURE_CONCURRENCY = [1, 8] as const;
 const RAW_CAPTURE_RUN = { 1: { maxMs: 5_000, maxCount: 60 }, 8: { maxMs: 6_000, maxCount: 300 } } as const;
 const CAPTURE_RUN = { 1: { maxMs: 8_000, maxCount: 40 }, 8: { maxMs: 10_000, maxCount: 120 } } as const;
 const CAPTURE_TARGETS = { capturesPerSecondAtC8: 2.5, throughputVsRawAtC8: 0.6, cpuVsTemplateRender: 1.5 };
+
+/** Issue 24's memory figures: the service as npm start runs it, idle and at its peak under image load. */
+const printMemory = ({ idle, peak, rendersUnderLoad }: NpmStartMemory) => {
+  print();
+  print('== memory of npm start: summed PSS in MB (shared pages split between the processes sharing them) of the service process, its Chromium, PostgreSQL and Temporal');
+  const memoryRow = (label: string, sample: MemorySample) => [
+    label,
+    summedPss(sample).toFixed(0),
+    ...MEMORY_FAMILIES.map((family) => `${sample.pssMb[family].toFixed(0)} (${sample.processes[family]})`),
+  ];
+  print(table(['when', 'total', 'node', 'chromium (procs)', 'postgres (procs)', 'temporal (procs)'], [memoryRow('idle after warm-up', idle), memoryRow(`image load c8, peak (${rendersUnderLoad} renders)`, peak)]));
+};
 
 const wallNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -137,6 +150,9 @@ try {
   stops.push(() => sampler.stop());
   const load: BenchThread<LoadRequest, LoadReply> = startThread(new URL('./bench/load.worker.ts', import.meta.url));
   stops.push(() => load.stop());
+  // First, on a quiet machine: the service as npm start runs it, in a process of its own.
+  const memory = HITS_ONLY || CAPTURES_ONLY ? null : await measureNpmStartMemory();
+  if (memory) printMemory(memory);
 
   // The captured page is served on a loopback address of its own, which the service must be allowed to reach.
   process.env.ALLOWED_PRIVATE_HOSTS = [process.env.ALLOWED_PRIVATE_HOSTS, CAPTURE_PAGE_HOST].filter(Boolean).join(',');
@@ -305,10 +321,6 @@ try {
   const rawPhases: { load: number; shot: number }[] = [];
   let rawHeader = '';
   let idle: CpuWindow | null = null;
-  /** Summed PSS of the service's processes (this process, its Chromium, PostgreSQL, Temporal): idle, and the peak under image load. */
-  let idleMemory: MemorySample | null = null;
-  let loadMemory: MemorySample | null = null;
-  const summedPss = (sample: MemorySample | null) => (sample ? Object.values(sample.pssMb).reduce((sum, mb) => sum + mb, 0) : Number.NaN);
 
   const captures = () =>
     benchCaptures({ serviceUrl: server.url, apiKey, templateId, config, sampler, temporal, measured, renderTemplate: (concurrency, limits) => loadRun('miss', 'json', concurrency, limits) });
@@ -330,7 +342,6 @@ try {
     await sampler.call({ kind: 'start' });
     await sleep(IDLE_WINDOW_MS);
     idle = (await sampler.call({ kind: 'stop' })) as CpuWindow;
-    idleMemory = sampleMemory(process.pid, 0);
 
     /*
      * The raw baseline: a Chromium of its own with the pool browser's exact command line (found in
@@ -450,17 +461,7 @@ try {
         recordStoreCalls = breakDown;
         scenarios.push(
           await measured(`miss ${output} c${concurrency}`, 'miss', output, concurrency, async () => {
-            // Image renders at the most clients are the load whose memory is reported: sampled every half second, the peak kept.
-            const memoryWatch =
-              output === 'image' && concurrency === CONCURRENCY.at(-1)
-                ? setInterval(() => {
-                    const sample = sampleMemory(process.pid, 0);
-                    if (summedPss(sample) > summedPss(loadMemory) || loadMemory === null) loadMemory = sample;
-                  }, 500)
-                : null;
-            const reply = await loadRun('miss', output, concurrency, { maxMs: MISS_RUN.maxMs, maxCount: MISS_RUN.maxCount[concurrency] }).finally(() => {
-              if (memoryWatch) clearInterval(memoryWatch);
-            });
+            const reply = await loadRun('miss', output, concurrency, { maxMs: MISS_RUN.maxMs, maxCount: MISS_RUN.maxCount[concurrency] });
             if (breakDown) c1JsonSamples.push(...reply.samples);
             return { run: reply, clientCpu: reply.clientCpu };
           }),
@@ -631,9 +632,11 @@ try {
     targetRows.push(['Chromium CPU per render vs raw (all miss vs all raw runs)', ratio(chromiumVsRaw), `<= ${TARGETS.chromiumCpuVsRaw}x`, verdict(chromiumVsRaw <= TARGETS.chromiumCpuVsRaw)]);
     targetRows.push(['total CPU per render vs raw (all miss vs all raw runs)', ratio(totalVsRaw), `<= ${TARGETS.totalCpuVsRaw}x`, verdict(totalVsRaw <= TARGETS.totalCpuVsRaw)]);
   }
-  if (!HITS_ONLY) {
-    targetRows.push(['summed PSS idle', `${summedPss(idleMemory).toFixed(0)} MB`, `<= ${TARGETS.idlePssMb} MB`, verdict(summedPss(idleMemory) <= TARGETS.idlePssMb)]);
-    targetRows.push(['summed PSS under image load (peak, miss image c8)', `${summedPss(loadMemory).toFixed(0)} MB`, `<= ${TARGETS.loadPssMb} MB`, verdict(summedPss(loadMemory) <= TARGETS.loadPssMb)]);
+  if (memory) {
+    const idlePss = summedPss(memory.idle);
+    const peakPss = summedPss(memory.peak);
+    targetRows.push(['summed PSS of npm start, idle', `${idlePss.toFixed(0)} MB`, `<= ${TARGETS.idlePssMb} MB`, verdict(idlePss <= TARGETS.idlePssMb)]);
+    targetRows.push(['summed PSS of npm start under image load (peak, c8)', `${peakPss.toFixed(0)} MB`, `<= ${TARGETS.loadPssMb} MB`, verdict(peakPss <= TARGETS.loadPssMb)]);
   }
   const hitC1 = find('hit', 'json', 1)?.stats.p50 ?? Number.NaN;
   const hitRate = find('hit', 'json', 8)?.stats.perSecond ?? Number.NaN;
@@ -753,18 +756,6 @@ try {
       `   service vs raw: p50 ${ratio(servicePdf.stats.p50 / rawPdf.stats.p50)} (+${ms(servicePdf.stats.p50 - rawPdf.stats.p50)} ms), ` +
         `Chromium CPU ${ratio(servicePdf.cpu.chromium / rawPdf.cpu.chromium)}, total CPU ${ratio(servicePdf.cpu.total / rawPdf.cpu.total)}`,
     );
-  }
-
-  if (!HITS_ONLY) {
-    print();
-    print('== memory: summed PSS in MB (shared pages split between the processes sharing them) of this process, the pool\'s Chromium, PostgreSQL and Temporal');
-    const memoryRow = (label: string, sample: MemorySample | null) => [
-      label,
-      summedPss(sample).toFixed(0),
-      ...MEMORY_FAMILIES.map((family) => `${(sample?.pssMb[family] ?? Number.NaN).toFixed(0)} (${sample?.processes[family] ?? 0})`),
-    ];
-    print(table(['when', 'total', 'node', 'chromium (procs)', 'postgres (procs)', 'temporal (procs)'], [memoryRow('idle', idleMemory), memoryRow('image load, peak', loadMemory)]));
-    print('   node is this process: the service with the bench\'s client and sampler threads (a few MB)');
   }
 
   print();

@@ -93,7 +93,7 @@ export const listPids = (): number[] =>
 /** One sample in so many reads every process again (see FamilyCpu.outsiders). */
 const FULL_SCAN_EVERY = 10;
 
-const CHROMIUM_BINARY = /^(chromium|chromium-browser|chrome|headless_shell|chrome-headless-shell)$/;
+const CHROMIUM_BINARY = /^(chromium|chromium-browser|chrome|headless_shell|chrome-headless-shell|chromium-headless-shell)$/;
 
 export const isChromium = (argv: readonly string[]) => CHROMIUM_BINARY.test(path.basename(argv[0] ?? ''));
 /** Chromium's browser process: its helpers (zygote, renderer, gpu, utility) all carry --type=. */
