@@ -192,7 +192,8 @@ describe('npm run cli -- audit', () => {
     // The service reads the swapped-in tables.
     const page = await app.call('GET', '/api/v2/results?size=50', { key: keys.full });
     expect(page.body.totalElements).toBe(6);
-  });
+    // Three CLI processes, each starting node and tsx cold: 20 s apiece on a loaded 2-core machine.
+  }, 180_000);
 
   it('verifies the ledger and the hash chains, exiting 1 with each difference after an event was edited', async () => {
     await app.runtime.projections.waitFor((await app.runtime.eventStore.headPosition()) ?? 0, 10_000);
