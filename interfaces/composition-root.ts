@@ -8,6 +8,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { Config } from '../infrastructure/config/config.js';
 import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
+import { createLocalOutcomes } from '../infrastructure/temporal/local-outcomes.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
 import { cachedWorkflowBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
@@ -91,15 +92,18 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
         ? null
         : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
     if (temporal) lifetime.defer(() => temporal.close());
+    // A caller waiting in a process that also renders hears of the file as soon as the worker records it.
+    const localOutcomes = temporal && workflowBundle ? createLocalOutcomes() : undefined;
     if (temporal && workflowBundle) {
       await startRenderWorker(foundation, config, logger, lifetime, {
         temporalAddress: temporal.address,
         workflowBundle: await workflowBundle,
         metrics,
         workflowSpans: tracing.workflowSpans,
+        outcomes: localOutcomes,
       });
     }
-    const orchestrator = temporal ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE }) : renderingDisabled;
+    const orchestrator = temporal ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes }) : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
     if (options.runProjections && temporal) startPendingRepair(foundation, orchestrator, config, logger, lifetime);
     const { eventStore, orm, projections } = foundation;

@@ -11,6 +11,7 @@ import { isTemplateEvent, templateStream } from '../../domain/templates/template
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { AssetReadModel } from '../ports/read-models.js';
+import type { RecordedOutcomes } from '../ports/recorded-outcomes.js';
 import { withFontFaces } from '../fonts/font-faces.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
@@ -32,6 +33,8 @@ export interface RenderStepsDeps extends CommandDeps {
   readonly canvas: CanvasRenderer;
   readonly metrics: Metrics;
   readonly assets: Pick<AssetReadModel, 'listFonts'>;
+  /** Told of each completion this process records, for callers waiting in it; absent where none wait. */
+  readonly outcomes?: RecordedOutcomes;
 }
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
@@ -134,7 +137,11 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     },
 
     /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
-    complete: async (requestId: string, file: StoredFile) => completeRender(deps, await loadAccepted(requestId), file),
+    complete: async (requestId: string, file: StoredFile) => {
+      const { position, recorded } = await completeRender(deps, await loadAccepted(requestId), file);
+      if (recorded) deps.outcomes?.recorded(requestId, { file, position });
+      return position;
+    },
 
     fail: async (requestId: string, reason: string) => failRender(deps, await loadAccepted(requestId), reason),
   };

@@ -3,9 +3,13 @@ import { systemContextFor } from '../shared/request-context.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { onRenderStream } from '../shared/stream-commands.js';
 
-/** Records the stored file of a request; only its first outcome counts. Returns the outcome's log position. */
+/**
+ * Records the stored file of a request; only its first outcome counts. Returns the outcome's log
+ * position, and whether this call recorded `file` (not when the request already had an outcome).
+ */
 export const completeRender = async (deps: CommandDeps, request: { readonly orgId: string; readonly requestId: string }, file: StoredFile) => {
   const { requestId, orgId } = request;
   const command = { type: 'CompleteRender', data: { ...file, requestId, cached: false, sourceRequestId: null, now: deps.clock.now().toISOString() } } as const;
-  return (await onRenderStream(deps, requestId, command, systemContextFor(orgId, requestId))).position;
+  const { position, events } = await onRenderStream(deps, requestId, command, systemContextFor(orgId, requestId));
+  return { position, recorded: events.length > 0 };
 };

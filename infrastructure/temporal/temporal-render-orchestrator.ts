@@ -1,12 +1,15 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { FailureCode } from '../../domain/shared/errors.js';
+import type { LocalOutcomes } from './local-outcomes.js';
 // Imported for their names and types only: the client never runs workflow code.
 import { captureWorkflow, syncCaptureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
 
 export interface TemporalRenderOrchestratorOptions {
   readonly client: Client;
   readonly taskQueue: string;
+  /** Completions recorded by a worker in this process, heard before Temporal reports the workflow's end. */
+  readonly localOutcomes?: LocalOutcomes;
 }
 
 /** The workflows whose outcome a caller may wait for: each makes one file and ends in a RenderOutcome. */
@@ -34,7 +37,7 @@ const once = async (start: Promise<unknown>): Promise<void> => {
 };
 
 /** Render workflows keyed by request id, so a retried start never renders twice. */
-export const createTemporalRenderOrchestrator = ({ client, taskQueue }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
+export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutcomes }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
   const startRequest = (workflow: RequestWorkflow, requestId: string, webhook: boolean) =>
     once(client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }] }));
   return {
@@ -55,16 +58,29 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue }: Temporal
       }
     },
 
+    /*
+     * Whichever comes first: the completion recorded by this process's worker, or the workflow's end
+     * through Temporal (a failure, or a render another worker made). The long poll for the latter is
+     * cancelled once the answer is known, so it costs the server nothing more.
+     */
     async waitForOutcome(requestId, timeoutMs) {
-      const result: Promise<RenderOutcome> = client.workflow.getHandle<RequestWorkflow>(requestId).result().then(inTaxonomy);
+      const polling = new AbortController();
+      const result: Promise<RenderOutcome> = client.connection
+        .withAbortSignal(polling.signal, () => client.workflow.getHandle<RequestWorkflow>(requestId).result())
+        .then(inTaxonomy);
+      const local = localOutcomes?.listen(requestId);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
       try {
-        return await Promise.race([result, timeout]);
+        return await Promise.race([result, timeout, ...(local ? [local.outcome] : [])]);
       } finally {
         clearTimeout(timer);
+        local?.stop();
+        // The cancelled poll rejects; nobody waits for it any more.
+        result.catch(() => {});
+        polling.abort();
       }
     },
   };

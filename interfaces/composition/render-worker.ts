@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
+import type { RecordedOutcomes } from '../../application/ports/recorded-outcomes.js';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
 import { createVideoSteps } from '../../application/renders/video-steps.js';
 import { createWebhookDelivery } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
@@ -66,6 +67,8 @@ export interface RenderWorkerOptions {
   readonly workflowBundle: WorkflowBundleWithSourceMap;
   readonly metrics: PrometheusMetrics;
   readonly workflowSpans: Tracing['workflowSpans'];
+  /** Told of each completion the worker records, for callers waiting in this process. */
+  readonly outcomes?: RecordedOutcomes;
 }
 
 /** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
@@ -112,6 +115,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     canvas: createHtmlCanvasRenderer(),
     metrics: options.metrics.metrics,
     assets: readModels.assets,
+    outcomes: options.outcomes,
   });
   const videoSteps = createVideoSteps({
     ...commandDeps,
