@@ -697,7 +697,7 @@ try {
           rows.push(...within(step, started.at, completed.at));
         }
       }
-      rows.push(['result wait (WorkflowExecutionCompleted -> HTTP answer received)', sample.receivedAt - first('WorkflowExecutionCompleted').at]);
+      rows.push(['WorkflowExecutionCompleted -> HTTP answer received (negative: answered from the recorded completion first)', sample.receivedAt - first('WorkflowExecutionCompleted').at]);
       rows.push(['total (client)', sample.receivedAt - sample.sentAt]);
       return {
         rows,
