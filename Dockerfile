@@ -51,4 +51,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-CMD ["node", "--import", "tsx", "interfaces/cli/start.ts"]
+# V8 flags as infrastructure/system/node-flags.ts gives them (why: there).
+CMD ["node", "--max-semi-space-size=16", "--import", "tsx", "interfaces/cli/start.ts"]

@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../infrastructure/system/free-port.js';
+import { SERVICE_NODE_FLAGS } from '../infrastructure/system/node-flags.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
 import { ms, percentile, table, verdict } from './bench/measure.js';
 import { MEMORY_FAMILIES, sampleMemory, slopePerMinute, type MemoryFamily, type MemorySample } from './bench/memory-sampler.js';
@@ -32,10 +33,10 @@ const COLOURS: Record<MemoryFamily | 'rss', string> = { rss: '#111827', node: '#
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-/** `npm start` without its setup step: the same entry point, on a data folder of its own. */
+/** `npm start` without its setup step: the same entry point and V8 flags, on a data folder of its own. */
 const startService = async (dataDir: string, port: number, apiKey: string) => {
   const log = createWriteStream(path.join(dataDir, 'service.log'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'interfaces/cli/start.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'interfaces/cli/start.ts'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
