@@ -8,18 +8,16 @@
  * (SOAK_WINDOW_MINUTES, 5, or a third of the run when shorter), the errors, and issue 26's goals;
  * and writes a plot of memory over time (SOAK_PLOT, docs/bench-soak-memory.svg).
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../infrastructure/system/free-port.js';
-import { SERVICE_NODE_FLAGS } from '../infrastructure/system/node-flags.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
 import { ms, percentile, table, verdict } from './bench/measure.js';
 import { MEMORY_FAMILIES, sampleMemory, slopePerMinute, type MemoryFamily, type MemorySample } from './bench/memory-sampler.js';
+import { startNpmStartService } from './bench/npm-start-service.js';
 import { lineChart } from './bench/svg-plot.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -32,49 +30,6 @@ const FORMATS = ['jpeg', 'png', 'webp', 'pdf'] as const;
 const COLOURS: Record<MemoryFamily | 'rss', string> = { rss: '#111827', node: '#2563eb', chromium: '#16a34a', postgres: '#9333ea', temporal: '#ea580c' };
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-/** `npm start` without its setup step: the same entry point and V8 flags, on a data folder of its own. */
-const startService = async (dataDir: string, port: number, apiKey: string) => {
-  const log = createWriteStream(path.join(dataDir, 'service.log'));
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'interfaces/cli/start.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BOOTSTRAP_API_KEY: apiKey,
-      DEFAULT_PLAN_CREDITS: '100000000',
-      // Every render of the soak stores a file: a 1 GiB plan fills in about twenty minutes and the rest would be 402s.
-      DEFAULT_UPLOADS_BYTES: String(1024 ** 4),
-      // Per-key limits counted as deployed, never reached by the soak's clients.
-      RATE_LIMIT_DEFAULT: '1000000000',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      EVENTSTORE_URL: '',
-      // As npm start sets it (package.json): glibc's allocator bounded to two arenas.
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 5 * 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; see ${path.join(dataDir, 'service.log')}`);
-    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error('the service was not ready within 5 minutes');
-    await sleep(500);
-  }
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
-  };
-  return { base, pid: child.pid as number, stop };
-};
 
 /** The service's own view of its memory from /metrics (prom-client's default metrics), MB: where RSS growth is, or is not. */
 interface HeapSample {
@@ -105,13 +60,8 @@ const main = async () => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-soak-'));
   const apiKey = `rk_soak_${randomBytes(16).toString('hex')}`;
   say(`bench:soak: ${MINUTES} min, ${CLIENTS} clients, ${FORMATS.join('/')} in turn, samples every ${SAMPLE_SECONDS} s; data in ${dataDir}`);
-  const service = await startService(dataDir, await freePort(), apiKey);
-  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
-  const call = async (method: string, pathname: string, body?: unknown) => {
-    const response = await fetch(`${service.base}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text };
-  };
+  const service = await startNpmStartService({ dataDir, port: await freePort(), apiKey });
+  const call = service.call;
   try {
     const created = await call('POST', '/api/v2/my-templates', { name: 'Soak card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
     if (created.status !== 200) throw new Error(`could not create the template: ${created.status} ${created.body}`);

@@ -1,6 +1,6 @@
 /**
  * V8 flags every service process is launched with: package.json's start, api and worker scripts, the
- * image's CMD, docker-compose's commands and bench:soak (test/unit/node-flags.unit.test.ts checks each).
+ * image's CMD, docker-compose's commands and the benches' npm start (scripts/bench/npm-start-service.ts); test/unit/node-flags.unit.test.ts checks the first four.
  *
  * --max-semi-space-size=16: young generations of 16 MB semi-spaces. Left to itself V8 sizes them from
  * the heap limit (64 MB here, a 128 MB new space), in each isolate: the main thread's and the Temporal

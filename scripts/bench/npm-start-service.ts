@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SERVICE_NODE_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 export interface NpmStartService {
   readonly base: string;
@@ -12,14 +13,14 @@ export interface NpmStartService {
 }
 
 /**
- * `npm start` without its setup step: the same entry point in a process of its own, on its own data
+ * `npm start` without its setup step: the same entry point and V8 flags in a process of its own, on its own data
  * folder (its embedded PostgreSQL and Temporal dev server), so what is measured of it is what an
  * operator runs, not a bench process that also holds clients and samplers. Its output goes to
  * DATA_DIR/service.log. Credits, upload quota and per-key limits are out of a long load's way.
  */
 export const startNpmStartService = async ({ dataDir, port, apiKey }: { dataDir: string; port: number; apiKey: string }): Promise<NpmStartService> => {
   const log = createWriteStream(path.join(dataDir, 'service.log'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'interfaces/cli/start.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'interfaces/cli/start.ts'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
