@@ -40,8 +40,8 @@ import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js'
 import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
 import { REPORT_CSS, REPORT_HEIGHT, REPORT_HTML, REPORT_PAGES, REPORT_WIDTH } from './bench/report.js';
-import { MEMORY_FAMILIES, type MemorySample } from './bench/memory-sampler.js';
-import { measureNpmStartMemory, summedPss, type NpmStartMemory } from './bench/npm-start-memory.js';
+import { MEMORY_FAMILIES, summedPss, type MemorySample } from './bench/memory-sampler.js';
+import { measureNpmStartMemory, type NpmStartMemory } from './bench/npm-start-memory.js';
 import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
 

@@ -14,10 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../infrastructure/system/free-port.js';
-import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
+import { dataFor } from './bench/card.js';
 import { ms, percentile, table, verdict } from './bench/measure.js';
-import { MEMORY_FAMILIES, sampleMemory, slopePerMinute, type MemoryFamily, type MemorySample } from './bench/memory-sampler.js';
-import { startNpmStartService } from './bench/npm-start-service.js';
+import { MEMORY_FAMILIES, sampleMemory, slopePerMinute, summedPss, type MemoryFamily, type MemorySample } from './bench/memory-sampler.js';
+import { createCardTemplate, startNpmStartService } from './bench/npm-start-service.js';
 import { lineChart } from './bench/svg-plot.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -63,11 +63,7 @@ const main = async () => {
   const service = await startNpmStartService({ dataDir, port: await freePort(), apiKey });
   const call = service.call;
   try {
-    const created = await call('POST', '/api/v2/my-templates', { name: 'Soak card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
-    if (created.status !== 200) throw new Error(`could not create the template: ${created.status} ${created.body}`);
-    const template = (JSON.parse(created.body) as { identifier: string }).identifier;
-    const content = await call('PUT', `/api/v2/my-templates/${template}/html-editor`, { html: CARD_HTML, css: CARD_CSS });
-    if (content.status !== 200) throw new Error(`could not set the template's content: ${content.status} ${content.body}`);
+    const template = await createCardTemplate(service, 'Soak card');
 
     const started = performance.now();
     const elapsed = () => (performance.now() - started) / 1000;
@@ -134,7 +130,7 @@ const report = async ({ samples, heaps, answers, errors }: { samples: readonly M
       [
         ['node RSS', first?.nodeRssMb.toFixed(0) ?? '-', last?.nodeRssMb.toFixed(0) ?? '-', slope((sample) => sample.nodeRssMb).toFixed(2)],
         ...MEMORY_FAMILIES.map((family) => [`${family} PSS`, first?.pssMb[family].toFixed(0) ?? '-', last?.pssMb[family].toFixed(0) ?? '-', slope((sample) => sample.pssMb[family]).toFixed(2)]),
-        ['all PSS', first ? sum(first).toFixed(0) : '-', last ? sum(last).toFixed(0) : '-', slope(sum).toFixed(2)],
+        ['all PSS', first ? summedPss(first).toFixed(0) : '-', last ? summedPss(last).toFixed(0) : '-', slope(summedPss).toFixed(2)],
         ...(['heapUsedMb', 'externalMb'] as const).map((field) => {
           const warmHeaps = heaps.filter((heap) => heap.atSeconds >= warm && Number.isFinite(heap[field]));
           const label = field === 'heapUsedMb' ? 'node JS heap used' : 'node external (buffers)';
@@ -183,7 +179,6 @@ const report = async ({ samples, heaps, answers, errors }: { samples: readonly M
   await writePlot(samples);
 };
 
-const sum = (sample: MemorySample) => MEMORY_FAMILIES.reduce((total, family) => total + sample.pssMb[family], 0);
 
 const writePlot = async (samples: readonly MemorySample[]) => {
   const minutes = (sample: MemorySample) => sample.atSeconds / 60;

@@ -64,6 +64,9 @@ export const sampleMemory = (servicePid: number, atSeconds: number): MemorySampl
   return { atSeconds, nodeRssMb: kbLine(`/proc/${servicePid}/status`, 'VmRSS'), pssMb, processes };
 };
 
+/** All families' PSS of a sample together, MB. */
+export const summedPss = (sample: MemorySample): number => MEMORY_FAMILIES.reduce((total, family) => total + sample.pssMb[family], 0);
+
 /** Least-squares slope of `value` against time, per minute; NaN with fewer than two points. */
 export const slopePerMinute = (points: readonly { readonly atSeconds: number; readonly value: number }[]): number => {
   const n = points.length;

@@ -4,11 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../infrastructure/system/free-port.js';
-import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './card.js';
-import { sampleMemory, type MemorySample } from './memory-sampler.js';
-import { startNpmStartService, type NpmStartService } from './npm-start-service.js';
-
-export const summedPss = (sample: MemorySample) => Object.values(sample.pssMb).reduce((sum, mb) => sum + mb, 0);
+import { dataFor } from './card.js';
+import { sampleMemory, summedPss, type MemorySample } from './memory-sampler.js';
+import { createCardTemplate, startNpmStartService } from './npm-start-service.js';
 
 export interface NpmStartMemory {
   /** After a warm-up of image renders, with nothing asked of it for a few seconds. */
@@ -24,15 +22,6 @@ const LOAD_MS = 12_000;
 const SETTLE_MS = 3_000;
 const SAMPLE_EVERY_MS = 250;
 
-const createCard = async (service: NpmStartService) => {
-  const created = await service.call('POST', '/api/v2/my-templates', { name: 'Memory card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
-  if (created.status !== 200) throw new Error(`could not create the template: ${created.status} ${created.body}`);
-  const template = (JSON.parse(created.body) as { identifier: string }).identifier;
-  const content = await service.call('PUT', `/api/v2/my-templates/${template}/html-editor`, { html: CARD_HTML, css: CARD_CSS });
-  if (content.status !== 200) throw new Error(`could not set the template's content: ${content.status} ${content.body}`);
-  return template;
-};
-
 /**
  * Issue 24's memory figures, of the service as `npm start` runs it (a process of its own with its
  * Chromium, PostgreSQL and Temporal; not the bench process, whose client and sampler threads would
@@ -45,7 +34,7 @@ export const measureNpmStartMemory = async (): Promise<NpmStartMemory> => {
   await chmod(dataDir, 0o755);
   const service = await startNpmStartService({ dataDir, port: await freePort(), apiKey: `rk_bench_${randomBytes(16).toString('hex')}` });
   try {
-    const template = await createCard(service);
+    const template = await createCardTemplate(service, 'Memory card');
     let next = 0;
     const render = async () => {
       const answer = await service.call('POST', '/api/v2/render?output=image', { template, data: dataFor(next++), outputFormat: 'jpeg' });

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVICE_NODE_FLAGS } from '../../infrastructure/system/node-flags.js';
+import { CARD_CSS, CARD_HTML, HEIGHT, WIDTH } from './card.js';
 
 export interface NpmStartService {
   readonly base: string;
@@ -66,4 +67,14 @@ export const startNpmStartService = async ({ dataDir, port, apiKey }: { dataDir:
       await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
     },
   };
+};
+
+/** The benchmark card as an html-editor template of the service's organization; its id. */
+export const createCardTemplate = async (service: NpmStartService, name: string): Promise<string> => {
+  const created = await service.call('POST', '/api/v2/my-templates', { name, width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
+  if (created.status !== 200) throw new Error(`could not create the template: ${created.status} ${created.body}`);
+  const template = (JSON.parse(created.body) as { identifier: string }).identifier;
+  const content = await service.call('PUT', `/api/v2/my-templates/${template}/html-editor`, { html: CARD_HTML, css: CARD_CSS });
+  if (content.status !== 200) throw new Error(`could not set the template's content: ${content.status} ${content.body}`);
+  return template;
 };
