@@ -30,8 +30,10 @@ COPY --chown=node:node package.json package-lock.json ./
 RUN npm install --include=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --chown=node:node . .
-# The workflow bundle is built once here, not by every worker at start; the studio page too.
+# The workflow bundles are built once here, not by every worker at start; the studio page too. With
+# tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), set WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.traced.json.
 RUN node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.json \
+  && node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.traced.json --traced \
   && node node_modules/vite/bin/vite.js build --config studio/vite.config.ts --logLevel warn
 
 # Two malloc arenas, not glibc's eight per core: every thread that allocates (libuv's sharp work, the

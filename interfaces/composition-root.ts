@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { EventStore } from '../application/ports/event-store.js';
 import type { RenderOrchestrator } from '../application/ports/render-orchestrator.js';
@@ -10,7 +9,7 @@ import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-me
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { createLocalOutcomes } from '../infrastructure/temporal/local-outcomes.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
-import { loadWorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
+import { loadWorkflowBundle, type BundleChoice, type WorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
 import { cachedWorkflowBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { startTracing } from '../infrastructure/tracing/tracing.js';
@@ -41,7 +40,7 @@ export interface RuntimeOptions {
    */
   readonly rendering: 'worker' | 'client' | 'off';
   /** A pre-built workflow bundle; tests build one per run instead of one per worker. */
-  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  readonly workflowBundle?: WorkflowBundle;
 }
 
 const notRendering = () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process'));
@@ -62,8 +61,22 @@ const processRole = (options: RuntimeOptions): string => {
   return options.runProjections ? 'all' : 'worker';
 };
 
-const prebuiltOrFreshBundle = (config: Config): Promise<WorkflowBundleWithSourceMap> =>
-  config.WORKFLOW_BUNDLE_PATH ? loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : cachedWorkflowBundle(path.join(config.DATA_DIR, 'workflow-bundles'));
+/**
+ * The image's prebuilt bundle when it is of the kind this process needs (traced when it exports
+ * spans), else one built for these sources and kept in DATA_DIR: a traced bundle costs CPU on
+ * every workflow, an untraced one leaves the workflow out of the trace.
+ */
+const prebuiltOrFreshBundle = async (config: Config, choice: BundleChoice, logger: Logger): Promise<WorkflowBundle> => {
+  const cached = () => cachedWorkflowBundle(path.join(config.DATA_DIR, 'workflow-bundles'), choice);
+  if (!config.WORKFLOW_BUNDLE_PATH) return cached();
+  const prebuilt = await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
+  if (prebuilt.traced === choice.traced) return prebuilt;
+  logger.warn(
+    { workflowBundle: config.WORKFLOW_BUNDLE_PATH, bundleTraced: prebuilt.traced, tracing: choice.traced },
+    `the prebuilt workflow bundle is ${prebuilt.traced ? '' : 'not '}traced and tracing is ${choice.traced ? 'on' : 'off'}: bundling the other kind into DATA_DIR (set WORKFLOW_BUNDLE_PATH to a bundle of the right kind, the image has /app/workflow-bundle.json and /app/workflow-bundle.traced.json, to start without it)`,
+  );
+  return cached();
+};
 
 /**
  * The one place where adapters meet ports (emmett's composition root): the foundation every
@@ -71,8 +84,9 @@ const prebuiltOrFreshBundle = (config: Config): Promise<WorkflowBundleWithSource
  */
 export const createRuntime = async (config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> => {
   const lifetime = createLifetime(logger);
+  const traced = Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   const tracing = startTracing({
-    enabled: Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+    enabled: traced,
     serviceName: config.OTEL_SERVICE_NAME,
     role: processRole(options),
   });
@@ -82,7 +96,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
   const metrics = createPrometheusMetrics();
   // Bundling takes seconds of CPU: it overlaps the start of PostgreSQL and Temporal instead of following them,
   // and only happens when the workflow sources changed since the last start on this data folder.
-  const workflowBundle = options.rendering === 'worker' ? (options.workflowBundle ? Promise.resolve(options.workflowBundle) : prebuiltOrFreshBundle(config)) : undefined;
+  const workflowBundle = options.rendering === 'worker' ? (options.workflowBundle ? Promise.resolve(options.workflowBundle) : prebuiltOrFreshBundle(config, { traced }, logger)) : undefined;
   workflowBundle?.catch(() => {});
   try {
     const foundation = await openFoundation(config, logger, lifetime, { runProjections: options.runProjections });

@@ -264,7 +264,7 @@ async function chunkedRuns({ config, dataDir, logger, stops }: { config: Config;
   const server = await listen(createHttpApp({ services: api.services, logger, bodyLimit: apiConfig.BODY_LIMIT }), 0, '127.0.0.1');
   stops.push(() => server.close(1000));
   const bundle = path.join(dataDir, 'workflow-bundle.json');
-  await writeFile(bundle, JSON.stringify(await bundleWorkflows()));
+  await writeFile(bundle, JSON.stringify(await bundleWorkflows({ traced: false })));
   const temporal = await Connection.connect({ address: config.TEMPORAL_ADDRESS ?? '' });
   stops.push(() => temporal.close());
   const client = new Client({ connection: temporal });

@@ -124,7 +124,8 @@ const [env, current, prePatch] = await Promise.all([
       extraArgs: ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="10ms"'],
     },
   }),
-  bundleWorkflows(),
+  // Traced, as every bundle was before untraced ones existed: the replay test replays these on both kinds.
+  bundleWorkflows({ traced: true }),
   bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('test/workflows/replay/pre-patch.workflows.ts', root)),
     workflowInterceptorModules: [workflowTracingInterceptors],

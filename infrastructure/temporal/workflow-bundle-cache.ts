@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { bundleWorkflowsApart, loadWorkflowBundle } from './temporal-worker.js';
+import { bundleWorkflowsApart, loadWorkflowBundle, type BundleChoice, type WorkflowBundle } from './temporal-worker.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** Everything the workflow bundle is built from: the folders workflows import from, and the locked packages. */
@@ -29,20 +28,22 @@ const sourcesDigest = async (): Promise<string> => {
 
 /**
  * The workflow bundle for these sources, from dir when a start before built it (milliseconds),
- * or bundled now (seconds) and kept there for the next start. Older bundles are removed.
+ * or bundled now (seconds) and kept there for the next start. Bundles of older sources are removed;
+ * the other kind (traced or not) of the same sources stays, for a start that turns tracing on or off.
  */
-export const cachedWorkflowBundle = async (dir: string): Promise<WorkflowBundleWithSourceMap> => {
-  const name = `${await sourcesDigest()}.json`;
+export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): Promise<WorkflowBundle> => {
+  const digest = await sourcesDigest();
+  const name = `${digest}${choice.traced ? '-traced' : ''}.json`;
   const file = path.join(dir, name);
   const kept = await loadWorkflowBundle(file).catch(() => null);
   if (kept) return kept;
   await mkdir(dir, { recursive: true });
   // Renamed into place whole: another process starting on the same folder never reads half a file.
   const written = path.join(dir, `${name}.${process.pid}.partial`);
-  await bundleWorkflowsApart(written);
+  await bundleWorkflowsApart(written, choice);
   await rename(written, file);
   for (const other of await readdir(dir)) {
-    if (other !== name && other.endsWith('.json')) await rm(path.join(dir, other), { force: true });
+    if (!other.startsWith(digest) && other.endsWith('.json')) await rm(path.join(dir, other), { force: true });
   }
   return loadWorkflowBundle(file);
 };

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
 import type { RecordedOutcomes } from '../../application/ports/recorded-outcomes.js';
@@ -18,7 +17,7 @@ import { createPageCapturer } from '../../infrastructure/rendering/page-capture.
 import { createOrgAssetSource } from '../../infrastructure/rendering/org-assets.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
-import { startTemporalWorker } from '../../infrastructure/temporal/temporal-worker.js';
+import { startTemporalWorker, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import type { Tracing } from '../../infrastructure/tracing/tracing.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
@@ -64,7 +63,7 @@ const startVideoPool = (config: Config, logger: Logger, setup: Pick<BrowserPoolO
 export interface RenderWorkerOptions {
   readonly temporalAddress: string;
   /** Built while the process started, read from the image's prebuilt file, or shared by a test run. */
-  readonly workflowBundle: WorkflowBundleWithSourceMap;
+  readonly workflowBundle: WorkflowBundle;
   readonly metrics: PrometheusMetrics;
   readonly workflowSpans: Tracing['workflowSpans'];
   /** Told of each completion the worker records, for callers waiting in this process. */

@@ -7,9 +7,8 @@ import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
 import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen } from '../../interfaces/rest/http-server.js';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
+import { bundleWorkflows, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import { createTestDatabase } from './database.js';
 
 export interface TestApp {
@@ -36,7 +35,7 @@ export interface TestAppOptions {
   readonly logLines?: string[];
 }
 
-let workflowBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let workflowBundle: Promise<WorkflowBundle> | undefined;
 
 /** The whole service on a fresh database and a free port, driven over real HTTP. */
 export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, logLines }: TestAppOptions = {}): Promise<TestApp> => {
@@ -54,7 +53,7 @@ export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, log
     RATE_LIMIT_DEFAULT: '0',
     ...env,
   });
-  if (rendering === 'worker') workflowBundle ??= bundleWorkflows();
+  if (rendering === 'worker') workflowBundle ??= bundleWorkflows({ traced: false });
   const logger = logLines ? createLogger('trace', { write: (line: string) => void logLines.push(line) }) : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const runtime = await createRuntime(config, logger, {
     runProjections: true,

@@ -24,16 +24,22 @@ export interface WorkerProcess {
 }
 
 /**
- * The workflow bundle, written once per test file and loaded by every worker it starts
- * (WORKFLOW_BUNDLE_PATH, as images do), instead of each worker bundling for seconds at start.
+ * The workflow bundle of each kind, written once per test file and loaded by every worker it starts
+ * (WORKFLOW_BUNDLE_PATH, as images do), instead of each worker bundling for seconds at start. A
+ * worker that exports spans gets the traced kind, as an image's operator would give it.
  */
-let bundlePath: Promise<string> | undefined;
-const workflowBundleFile = () =>
-  (bundlePath ??= (async () => {
-    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'workflow-bundle-')), 'bundle.json');
-    await writeFile(file, JSON.stringify(await bundleWorkflows()));
-    return file;
-  })());
+const bundlePaths = new Map<boolean, Promise<string>>();
+const workflowBundleFile = (traced: boolean) => {
+  const written =
+    bundlePaths.get(traced) ??
+    (async () => {
+      const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'workflow-bundle-')), 'bundle.json');
+      await writeFile(file, JSON.stringify(await bundleWorkflows({ traced })));
+      return file;
+    })();
+  bundlePaths.set(traced, written);
+  return written;
+};
 
 const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
@@ -85,7 +91,7 @@ export const startWorkerProcess = async (env: Record<string, string>, placement?
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Info, for the "polling" line that says the worker is ready.
-    env: { ...process.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: await workflowBundleFile(), ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: await workflowBundleFile(Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT)), ...env },
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import type { DomainError } from '../../domain/shared/errors.js';
 import { requireTemporalBinary } from '../../infrastructure/temporal/temporal-binary.js';
-import { bundleWorkflows, workflowTracingSinks } from '../../infrastructure/temporal/temporal-worker.js';
+import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
 import type { CaptureActivities } from '../../workflows/capture.activities.js';
 import { translated } from '../../workflows/failures.js';
 import type { RenderActivities } from '../../workflows/render.activities.js';
@@ -70,10 +70,10 @@ export const useWorkflowEnvironment = (): WorkflowTestEnvironment => {
     // Expected failures of stubbed activities are logged at WARN; a failing test says what matters.
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     let workflowBundle;
-    [env, workflowBundle] = await Promise.all([startEnvironment(), bundleWorkflows()]);
+    [env, workflowBundle] = await Promise.all([startEnvironment(), bundleWorkflows({ traced: false })]);
     // Video work has a queue of its own, as in production.
     workers = await Promise.all([
-      Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed, sinks: workflowTracingSinks() }),
+      Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed }),
       Worker.create({ connection: env.nativeConnection, taskQueue: videoTaskQueueOf(taskQueue), activities: routed }),
     ]);
     running = workers.map((worker) => worker.run());

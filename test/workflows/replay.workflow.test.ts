@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorkflows, workflowTracingSinks } from '../../infrastructure/temporal/temporal-worker.js';
+import { bundleWorkflows, workflowTracingSinks, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import type { Alteration } from './replay/altered.workflows.js';
 import { patchIdsIn, patchIdsInWorkflowCode, readRecordedHistories, workflowTypeOf, type RecordedHistory } from './replay/patch-histories.js';
 
@@ -15,7 +15,7 @@ import { patchIdsIn, patchIdsInWorkflowCode, readRecordedHistories, workflowType
  * Replay needs no server: the bundle is made once and each batch of histories runs on one replay worker.
  */
 
-let current: WorkflowBundleWithSourceMap;
+let current: WorkflowBundle[];
 let altered: WorkflowBundleWithSourceMap;
 let histories: RecordedHistory[];
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   // The replays meant to fail would each log their determinism error at WARN; the assertions say what matters.
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   [current, altered, histories] = await Promise.all([
-    bundleWorkflows(),
+    Promise.all([bundleWorkflows({ traced: false }), bundleWorkflows({ traced: true })]),
     bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('./replay/altered.workflows.ts', import.meta.url)),
       workflowInterceptorModules: [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
@@ -68,9 +68,13 @@ describe('workflow replay', () => {
     }
   });
 
-  it('replays every recorded history on the current workflows without a determinism error', async () => {
+  // Histories were recorded by traced workers: a worker with tracing off (no interceptors) replays them as well.
+  it.each([false, true])('replays every recorded history on the current workflows without a determinism error (traced bundle: %s)', async (traced) => {
+    const bundle = current.find((each) => each.traced === traced);
+    if (!bundle) throw new Error(`no ${traced ? 'traced' : 'untraced'} bundle`);
+    expect(bundle.code.includes('OpenTelemetryInboundInterceptor')).toBe(traced);
     const errors = await replay(
-      current,
+      bundle,
       histories.map((history) => ({ name: history.file, workflowId: history.file.replace(/\.json$/, ''), history })),
     );
     expect(errors).toEqual(Object.fromEntries(histories.map((history) => [history.file, undefined])));
