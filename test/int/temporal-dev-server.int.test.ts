@@ -41,6 +41,13 @@ describe('Temporal dev server', () => {
     expect(Number.isInteger(recorded.pid)).toBe(true);
   });
 
+  it('keeps its SQLite database in write-ahead-log mode', async () => {
+    // Byte 18 of an SQLite file's header is its write version: 1 with a rollback journal, 2 with a WAL.
+    const header = await readFile(join(dataDir, 'temporal', 'temporal.db'));
+    expect(header.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
+    expect(header[18]).toBe(2);
+  });
+
   it('reuses the running server from a second start, which does not stop it', async () => {
     const second = await startTemporalDevServer({ dataDir, logger });
     expect(second.owned).toBe(false);
