@@ -32,6 +32,7 @@ const stuck = () =>
  */
 export const failFastWhenStuck = async <T>(cdp: CDPSession, render: () => Promise<T>): Promise<T> => {
   let finished = false;
+  let terminated = false;
   const watch = async (): Promise<never> => {
     let misses = 0;
     await sleep(QUIET_MS);
@@ -46,6 +47,7 @@ export const failFastWhenStuck = async <T>(cdp: CDPSession, render: () => Promis
       if (asked !== TIMED_OUT) misses = 0;
       else if (!starved) misses += 1;
       if (misses >= MISSES_TO_STUCK) {
+        terminated = true;
         await within(cdp.send('Runtime.terminateExecution'), ASK_WITHIN_MS).catch(() => undefined);
         throw stuck();
       }
@@ -58,6 +60,11 @@ export const failFastWhenStuck = async <T>(cdp: CDPSession, render: () => Promis
   watching.catch(() => {});
   try {
     return await Promise.race([render(), watching]);
+  } catch (error) {
+    // Terminating the page's script also fails whatever call of the render's it ran in (a template's
+    // inline scripts run inside the call that writes its document): the page's being stuck is why.
+    if (terminated) throw stuck();
+    throw error;
   } finally {
     finished = true;
   }

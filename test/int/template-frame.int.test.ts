@@ -1,0 +1,87 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RenderDocument } from '../../application/ports/render-engine.js';
+import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
+import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
+import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
+import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
+
+/*
+ * A template's document is written into a new frame of the page's warm host (template-document.ts).
+ * What a navigation gave for free must still hold: each render has a realm of its own, and the
+ * capture waits for the document's subresources, however late they come.
+ */
+
+const IMAGE_DELAY_MS = 700;
+
+let pool: BrowserPool;
+let engine: ReturnType<typeof createChromiumRenderEngine>;
+let server: http.Server;
+let origin: string;
+let greenPng: Buffer;
+
+beforeAll(async () => {
+  greenPng = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#00ff00' } }).png().toBuffer();
+  server = http.createServer((_request, response) => {
+    setTimeout(() => response.writeHead(200, { 'content-type': 'image/png' }).end(greenPng), IMAGE_DELAY_MS);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  pool = createBrowserPool({
+    // One page: every render of the file goes through the same warm host.
+    browsers: 1,
+    pagesPerBrowser: 1,
+    logger: pino({ level: 'silent' }),
+    preparePage: prepareRenderPage(createHostPolicy({ allowedPrivateHosts: ['127.0.0.1'] }), NO_ORG_ASSETS),
+    resetPage: prepareTemplateHost,
+  });
+  engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000, maxPdfPages: 10 });
+});
+afterAll(async () => {
+  await pool?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const documentOf = (body: string): RenderDocument => ({
+  html: `<!doctype html><html><head><style>html,body{margin:0;width:100px;height:50px;background:#fff}</style></head><body>${body}</body></html>`,
+  width: 100,
+  height: 50,
+  scaleFactor: 1,
+  waitTime: 0,
+});
+
+const centreOf = async (body: string) => {
+  const { content } = await engine.render(documentOf(body), { tenant: 'org-a', format: 'png', quality: 100, crop: null });
+  const { data, info } = await sharp(content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const at = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * 3;
+  return [data[at], data[at + 1], data[at + 2]];
+};
+
+const GREEN = [0, 255, 0];
+
+describe('a template written into a frame of the warm host', () => {
+  it('runs in a realm of its own each time: its const declarations and globals start afresh on the same page', async () => {
+    // A second run in the same realm would throw at `const` (body left white) or find the global (red).
+    const body = `<script>const seen = window.leftByEarlierRender; window.leftByEarlierRender = true;
+      document.body.style.background = seen ? '#ff0000' : '#00ff00';</script>`;
+    for (let run = 0; run < 3; run++) expect(await centreOf(body), `render ${run + 1}`).toEqual(GREEN);
+  });
+
+  it("waits for a slow image before the capture, and runs the document's own load handlers", async () => {
+    const started = performance.now();
+    expect(await centreOf(`<img src="${origin}/green.png" style="display:block;width:100px;height:50px">`)).toEqual(GREEN);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(IMAGE_DELAY_MS);
+    expect(await centreOf('<script>onload = () => { document.body.style.background = "#00ff00"; }</script>')).toEqual(GREEN);
+  });
+
+  it('keeps the confinement of every page in the written frame (no window.open, no WebRTC)', async () => {
+    const body = `<script>const confined = window.open('about:blank') === null && typeof RTCPeerConnection === 'undefined';
+      document.body.style.background = confined ? '#00ff00' : '#ff0000';</script>`;
+    expect(await centreOf(body)).toEqual(GREEN);
+  });
+});
