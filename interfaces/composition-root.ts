@@ -12,7 +12,7 @@ import { connectTemporal } from '../infrastructure/temporal/temporal-connection.
 import { loadWorkflowBundle, type BundleChoice, type WorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
 import { cachedWorkflowBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
-import { startTracing } from '../infrastructure/tracing/tracing.js';
+import { exportsSpans, startTracing } from '../infrastructure/tracing/tracing.js';
 import { createApiServices } from './composition/api-services.js';
 import { openFoundation } from './composition/foundation.js';
 import { readinessCheck } from './composition/health.js';
@@ -84,7 +84,7 @@ const prebuiltOrFreshBundle = async (config: Config, choice: BundleChoice, logge
  */
 export const createRuntime = async (config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> => {
   const lifetime = createLifetime(logger);
-  const traced = Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const traced = exportsSpans(config);
   const tracing = startTracing({
     enabled: traced,
     serviceName: config.OTEL_SERVICE_NAME,

@@ -6,7 +6,7 @@ import { bundleWorkflows } from '../infrastructure/temporal/temporal-worker.js';
 /*
  * Bundles the workflow code once, for images: workers started with WORKFLOW_BUNDLE_PATH load it
  * instead of bundling at every start. `--traced` includes the tracing interceptors, for workers
- * that export spans (OTEL_EXPORTER_OTLP_ENDPOINT set).
+ * that export spans (an OTLP endpoint set: exportsSpans in infrastructure/tracing/tracing.ts).
  */
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { traced: { type: 'boolean', default: false } } });
 const target = path.resolve(positionals[0] ?? 'workflow-bundle.json');

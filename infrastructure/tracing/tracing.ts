@@ -6,8 +6,16 @@ import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@open
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
+/**
+ * Whether a process exports spans: an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; empty counts as unset). It decides startTracing's `enabled` and
+ * which kind of workflow bundle a worker runs.
+ */
+export const exportsSpans = (settings: { readonly OTEL_EXPORTER_OTLP_ENDPOINT?: string; readonly OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string }): boolean =>
+  Boolean(settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+
 export interface TracingOptions {
-  /** Tracing is on when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). */
+  /** Tracing is on when an OTLP endpoint is configured: exportsSpans. */
   readonly enabled: boolean;
   readonly serviceName: string;
   /** What this process does (`all`, `api`, `worker`, `cli`), so a trace shows which host did what. */

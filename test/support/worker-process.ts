@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
+import { exportsSpans } from '../../infrastructure/tracing/tracing.js';
 import { placed, type Placement } from './service-process.js';
 import { sleep } from './wait-for.js';
 
@@ -91,7 +92,7 @@ export const startWorkerProcess = async (env: Record<string, string>, placement?
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Info, for the "polling" line that says the worker is ready.
-    env: { ...process.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: await workflowBundleFile(Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT)), ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: await workflowBundleFile(exportsSpans({ ...process.env, ...env })), ...env },
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
