@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import type { RenderOutcome } from '../application/ports/render-orchestrator.js';
+import type { FailedOutcome } from '../application/ports/render-orchestrator.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, failureCodeOf, retryAfterSecondsOf, type ErrorCode } from '../domain/shared/errors.js';
 
 /*
@@ -25,7 +25,7 @@ export const translated = async <T>(step: () => Promise<T>): Promise<T> => {
   }
 };
 
-export type FailedOutcome = Extract<RenderOutcome, { status: 'failed' }>;
+export type { FailedOutcome };
 
 /** How a step that threw ends the request, in the taxonomy of the orchestrator port. */
 export const failedOutcomeOf = (error: unknown): FailedOutcome => {

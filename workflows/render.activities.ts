@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { RenderSteps } from '../application/renders/render-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
-import { translated } from './failures.js';
+import { translated, type FailedOutcome } from './failures.js';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 
@@ -30,7 +30,8 @@ export const createRenderActivities = (steps: RenderSteps) => ({
   /** As a local activity, which cannot heartbeat: the workflow task's own timeout notices a lost worker. */
   produceRenderNow: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produce(requestId)),
   recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),
-  recordFailure: ({ requestId, reason }: RenderRef & { reason: string }) => translated(() => steps.fail(requestId, reason)),
+  /** The whole failed outcome: a caller waiting in this process is told it as Temporal would tell it. */
+  recordFailure: ({ requestId, ...failure }: RenderRef & FailedOutcome) => translated(() => steps.fail(requestId, failure)),
 });
 
 export type RenderActivities = ReturnType<typeof createRenderActivities>;

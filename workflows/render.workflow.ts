@@ -52,7 +52,7 @@ export async function produceFile({ requestId, webhook }: RenderWorkflowInput, p
     await bookkeeping.chargeCredits({ requestId });
   } catch (error) {
     const failed = failedOutcomeOf(error);
-    const position = await bookkeeping.recordFailure({ requestId, reason: failed.reason });
+    const position = await bookkeeping.recordFailure({ requestId, ...failed });
     await tellWebhookOfFailure(requestId, webhook);
     return { ...failed, position };
   }
@@ -63,7 +63,7 @@ export async function produceFile({ requestId, webhook }: RenderWorkflowInput, p
   } catch (error) {
     const failed = failedOutcomeOf(error);
     await bookkeeping.refundCredits({ requestId });
-    const position = await bookkeeping.recordFailure({ requestId, reason: failed.reason });
+    const position = await bookkeeping.recordFailure({ requestId, ...failed });
     await tellWebhookOfFailure(requestId, webhook);
     return { ...failed, position };
   }

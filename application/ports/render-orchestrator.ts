@@ -15,6 +15,9 @@ export type RenderOutcome = (
   readonly position?: number | null;
 };
 
+/** How a request that produced no file ended, as a caller is told. */
+export type FailedOutcome = Extract<RenderOutcome, { status: 'failed' }>;
+
 /** Runs the long, failure-prone part of a render (Temporal in production and in the embedded default). */
 export interface RenderOrchestrator {
   /** Starts the render workflow for an accepted request; starting the same request twice is a no-op. */

@@ -12,6 +12,7 @@ import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { AssetReadModel } from '../ports/read-models.js';
 import type { RecordedOutcomes } from '../ports/recorded-outcomes.js';
+import type { FailedOutcome } from '../ports/render-orchestrator.js';
 import { withFontFaces } from '../fonts/font-faces.js';
 import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
@@ -21,6 +22,7 @@ import { completeRender } from '../requests/complete-render.js';
 import { failRender } from '../requests/fail-render.js';
 import { refundCredits } from '../requests/refund-credits.js';
 import type { CommandDeps } from '../shared/command-handler.js';
+import { settledMemo } from '../shared/settled-memo.js';
 import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
 import { loadRender } from './load-render.js';
@@ -43,14 +45,23 @@ export type RenderSteps = ReturnType<typeof createRenderSteps>;
 export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${request.requestId}/${resultFileOf(request).fileName}`;
 
 /**
+ * A request is known from its first step until its outcome is recorded. The bound is a backstop for
+ * requests whose workflows moved to another worker; a request's data may be megabytes.
+ */
+const ACCEPTED_REQUESTS_KEPT = 64;
+/** Templates in use at their pinned revisions (each up to the body limit): read once, not per render. */
+const TEMPLATE_REVISIONS_KEPT = 32;
+
+/**
  * The steps of a render workflow, each safe to retry: charging and recording are idempotent by
  * request id in their deciders, and storing writes the same key again.
  */
 export const createRenderSteps = (deps: RenderStepsDeps) => {
-  /** The accepted request of either kind: charging and recording work alike for captures. */
-  const loadAccepted = async (requestId: string): Promise<AcceptedRequest> => {
-    return (await loadRender(deps.eventStore, requestId)).request;
-  };
+  /** The accepted request of either kind: charging and recording work alike for captures. It never changes once accepted. */
+  const loadAccepted = settledMemo(async (requestId: string): Promise<AcceptedRequest> => (await loadRender(deps.eventStore, requestId)).request, {
+    capacity: ACCEPTED_REQUESTS_KEPT,
+    keyOf: (requestId) => requestId,
+  });
 
   const loadRequest = async (requestId: string): Promise<RenderRequested['data']> => {
     const request = await loadAccepted(requestId);
@@ -61,12 +72,14 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   const accountCommands = createAccountCommands(deps);
 
   /** The template's content as it was at the revision the request pinned, whatever happened since. */
-  const templateAt = async (templateId: string, revision: number) => {
+  const readTemplateAt = async (templateId: string, revision: number) => {
     const events = (await readEvents(deps.eventStore, templateStream(templateId), isTemplateEvent)).filter((event) => event.revision <= revision);
     const template = foldEvents(templateDecider, events);
     if (template.status !== 'active') throw new DomainError('validation', `Template ${templateId} is not available`);
     return template;
   };
+  // A pinned revision's events are all written: what they fold to is settled.
+  const templateAt = settledMemo(readTemplateAt, { capacity: TEMPLATE_REVISIONS_KEPT, keyOf: (templateId, revision) => `${templateId}@${revision}` });
 
   /** The template's markup with the request's data: merged html, or the canvas drawn from its components. */
   const documentOf = async (
@@ -139,10 +152,17 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
     complete: async (requestId: string, file: StoredFile) => {
       const { position, recorded } = await completeRender(deps, await loadAccepted(requestId), file);
-      if (recorded) deps.outcomes?.recorded(requestId, { file, position });
+      loadAccepted.forget(requestId);
+      if (recorded) deps.outcomes?.recorded(requestId, { status: 'done', file, position });
       return position;
     },
 
-    fail: async (requestId: string, reason: string) => failRender(deps, await loadAccepted(requestId), reason),
+    /** Records the failure's reason; a caller waiting in this process hears the whole of it. Returns its log position. */
+    fail: async (requestId: string, failure: FailedOutcome) => {
+      const { position, recorded } = await failRender(deps, await loadAccepted(requestId), failure.reason);
+      loadAccepted.forget(requestId);
+      if (recorded) deps.outcomes?.recorded(requestId, { ...failure, position });
+      return position;
+    },
   };
 };

@@ -27,6 +27,9 @@ export const inTaxonomy = (outcome: RenderOutcome): RenderOutcome => {
   return code === undefined || code === 'unavailable' ? outcome : { ...outcome, code };
 };
 
+/** How long a caller in a process that runs workflows waits for its worker's word before asking Temporal too. */
+export const TEMPORAL_POLL_AFTER_MS = 2_000;
+
 /** A workflow id that is taken means the request's workflow runs or ran already. */
 const once = async (start: Promise<unknown>): Promise<void> => {
   try {
@@ -59,27 +62,39 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutco
     },
 
     /*
-     * Whichever comes first: the completion recorded by this process's worker, or the workflow's end
-     * through Temporal (a failure, or a render another worker made). The long poll for the latter is
-     * cancelled once the answer is known, so it costs the server nothing more.
+     * A worker in this process tells its outcomes (a file or a failure) to the callers waiting here,
+     * and that is how nearly every request is answered in a process that runs workflows. Temporal's
+     * long poll for the workflow's end is the fallback, for a request another worker runs: it starts
+     * only after TEMPORAL_POLL_AFTER_MS without a word from the local worker. Started at once and
+     * cancelled when the local outcome came, it cost ~3 ms of this process's CPU (grpc-js builds the
+     * cancelled call's error, stack and all) and ~1.5 ms of the Temporal server's per request: two
+     * services side by side under the same load, 140 -> 133 ms of CPU per render with render-steps'
+     * settled reads. A process without a worker polls at once.
      */
     async waitForOutcome(requestId, timeoutMs) {
-      const polling = new AbortController();
-      const result: Promise<RenderOutcome> = client.connection
-        .withAbortSignal(polling.signal, () => client.workflow.getHandle<RequestWorkflow>(requestId).result())
-        .then(inTaxonomy);
       const local = localOutcomes?.listen(requestId);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
+      const polling = new AbortController();
+      let result: Promise<RenderOutcome> | undefined;
+      const timers: NodeJS.Timeout[] = [];
+      const after = <T>(ms: number, value: () => T | Promise<T>) =>
+        new Promise<T>((resolve, reject) => {
+          timers.push(setTimeout(() => Promise.resolve(value()).then(resolve, reject), ms));
+        });
+      const pollTemporal = () =>
+        (result = client.connection
+          .withAbortSignal(polling.signal, () => client.workflow.getHandle<RequestWorkflow>(requestId).result())
+          .then(inTaxonomy));
       try {
-        return await Promise.race([result, timeout, ...(local ? [local.outcome] : [])]);
+        return await Promise.race([
+          local ? after(TEMPORAL_POLL_AFTER_MS, pollTemporal) : pollTemporal(),
+          after(timeoutMs, () => 'timeout' as const),
+          ...(local ? [local.outcome] : []),
+        ]);
       } finally {
-        clearTimeout(timer);
+        for (const timer of timers) clearTimeout(timer);
         local?.stop();
         // The cancelled poll rejects; nobody waits for it any more.
-        result.catch(() => {});
+        result?.catch(() => {});
         polling.abort();
       }
     },

@@ -1,4 +1,4 @@
-import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
+import type { FailedOutcome, RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, failureCodeOf, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 
@@ -29,7 +29,7 @@ export interface RequestSteps {
   /** Returns the log position of the completion. */
   complete(requestId: string, file: StoredFile): Promise<number | null>;
   /** Returns the log position of the failure. */
-  fail(requestId: string, reason: string): Promise<number | null>;
+  fail(requestId: string, failure: FailedOutcome): Promise<number | null>;
 }
 
 export interface FakeOrchestratorOptions {
@@ -49,7 +49,7 @@ export interface FakeOrchestrator extends RenderOrchestrator {
 }
 
 /** How a step that threw ends the request, in the port's taxonomy, as workflows/failures.ts reads it back from Temporal. */
-const failedOutcomeOf = (error: unknown): Extract<RenderOutcome, { status: 'failed' }> => {
+const failedOutcomeOf = (error: unknown): FailedOutcome => {
   const reason = error instanceof Error ? error.message : String(error);
   const code = failureCodeOf(error instanceof DomainError ? error.code : undefined);
   if (code !== 'unavailable') return { status: 'failed', reason, code };
@@ -61,7 +61,7 @@ const runSteps = async (steps: RequestSteps, requestId: string): Promise<RenderO
     await steps.charge(requestId);
   } catch (error) {
     const failed = failedOutcomeOf(error);
-    return { ...failed, position: await steps.fail(requestId, failed.reason) };
+    return { ...failed, position: await steps.fail(requestId, failed) };
   }
   let file: StoredFile;
   try {
@@ -69,7 +69,7 @@ const runSteps = async (steps: RequestSteps, requestId: string): Promise<RenderO
   } catch (error) {
     const failed = failedOutcomeOf(error);
     await steps.refund(requestId);
-    return { ...failed, position: await steps.fail(requestId, failed.reason) };
+    return { ...failed, position: await steps.fail(requestId, failed) };
   }
   return { status: 'done', file, position: await steps.complete(requestId, file) };
 };

@@ -44,9 +44,9 @@ describe.each([
 
     await expect(run(requestId, false, stubs)).resolves.toEqual({ status: 'failed', reason: refusal.message, code, position: FAILED_AT });
 
-    // Not retried: the refusal is final, and the failure is recorded with its reason.
+    // Not retried: the refusal is final, and the failure is recorded whole (a caller in the worker's process is told it).
     expect(stubs.names()).toEqual(['chargeCredits', 'recordFailure']);
-    expect(stubs.calls[1]?.input).toEqual({ requestId, reason: refusal.message });
+    expect(stubs.calls[1]?.input).toEqual({ requestId, status: 'failed', reason: refusal.message, code });
   });
 
   it('tells the webhook of a failure too, once it is recorded: after a refused charge and after a failed production', async () => {
@@ -67,7 +67,7 @@ describe.each([
     await expect(run(requestId, false, stubs)).resolves.toEqual({ status: 'failed', reason: crash.message, code: 'failed', position: FAILED_AT });
 
     expect(stubs.names()).toEqual(['chargeCredits', produce, produce, produce, 'refundCredits', 'recordFailure']);
-    expect(stubs.calls.at(-1)?.input).toEqual({ requestId, reason: crash.message });
+    expect(stubs.calls.at(-1)?.input).toEqual({ requestId, status: 'failed', reason: crash.message, code: 'failed' });
   });
 
   it('refunds a template that cannot be rendered at once, without retrying: the request is at fault (validation)', async () => {

@@ -56,7 +56,7 @@ const produceFile = async ({ requestId, webhook }: RenderWorkflowInput, produce:
     await bookkeeping.chargeCredits({ requestId });
   } catch (error) {
     const { reason } = failureOf(error);
-    const position = await bookkeeping.recordFailure({ requestId, reason });
+    const position = await bookkeeping.recordFailure({ requestId, status: 'failed', reason, code: 'failed' });
     await tellWebhookOfFailure(requestId, webhook);
     return { status: 'failed', reason, code: 'failed', position };
   }
@@ -66,7 +66,7 @@ const produceFile = async ({ requestId, webhook }: RenderWorkflowInput, produce:
   } catch (error) {
     const { reason } = failureOf(error);
     if (alteration() !== 'no-refund') await bookkeeping.refundCredits({ requestId });
-    const position = await bookkeeping.recordFailure({ requestId, reason });
+    const position = await bookkeeping.recordFailure({ requestId, status: 'failed', reason, code: 'failed' });
     await tellWebhookOfFailure(requestId, webhook);
     return { status: 'failed', reason, code: 'failed', position };
   }

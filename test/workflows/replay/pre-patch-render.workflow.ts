@@ -28,8 +28,11 @@ export type RenderWorkflowResult = RenderOutcome;
 /** How a failed production is classified; being refused for lack of room is told apart by the failure itself. */
 type RenderFailureCode = Exclude<Extract<RenderOutcome, { status: 'failed' }>['code'], 'unavailable'>;
 
+/** The activities as they were then: recordFailure took the reason alone (an input is no command either). */
+type ActivitiesThen = Omit<RenderActivities, 'recordFailure'> & { recordFailure(input: { requestId: string; reason: string }): Promise<number | null> };
+
 /** Short bookkeeping steps run as local activities: no task-queue round trip on the hot path. */
-const bookkeeping = proxyLocalActivities<RenderActivities>({
+const bookkeeping = proxyLocalActivities<ActivitiesThen>({
   startToCloseTimeout: '15s',
   retry: { initialInterval: '100ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 20 },
 });
