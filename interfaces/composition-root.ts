@@ -18,7 +18,7 @@ import { openFoundation } from './composition/foundation.js';
 import { readinessCheck } from './composition/health.js';
 import { createLifetime } from './composition/lifetime.js';
 import { startPendingRepair } from './composition/pending-repair-loop.js';
-import { startRenderWorker } from './composition/render-worker.js';
+import { startRenderWorker, temporalMetricsAddress } from './composition/render-worker.js';
 import type { AppServices } from './http/app-services.js';
 
 export interface Runtime {
@@ -104,20 +104,32 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     const temporal =
       options.rendering === 'off'
         ? null
-        : await connectTemporal({ address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, dataDir: config.DATA_DIR, logger });
+        : await connectTemporal({
+            address: config.TEMPORAL_ADDRESS,
+            namespace: config.TEMPORAL_NAMESPACE,
+            dataDir: config.DATA_DIR,
+            logger,
+            ...(workflowBundle ? { workers: { metricsBindAddress: temporalMetricsAddress(config) } } : {}),
+          });
     if (temporal) lifetime.defer(() => temporal.close());
     // A caller waiting in a process that also renders hears of the file as soon as the worker records it.
     const localOutcomes = temporal && workflowBundle ? createLocalOutcomes() : undefined;
     if (temporal && workflowBundle) {
       await startRenderWorker(foundation, config, logger, lifetime, {
         temporalAddress: temporal.address,
+        temporalConnection: temporal.workerConnection ?? undefined,
         workflowBundle: await workflowBundle,
         metrics,
         workflowSpans: tracing.workflowSpans,
         outcomes: localOutcomes,
       });
     }
-    const orchestrator = temporal ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes }) : renderingDisabled;
+    const orchestrator = temporal ? createTemporalRenderOrchestrator({
+          client: temporal.client,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          localOutcomes,
+          eagerStart: temporal.workerConnection !== null,
+        }) : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
     if (options.runProjections && temporal) startPendingRepair(foundation, orchestrator, config, logger, lifetime);
     const { eventStore, orm, projections } = foundation;

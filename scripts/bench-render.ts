@@ -95,6 +95,23 @@ const print = (text = '') => process.stdout.write(`${text}\n`);
 const historyMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
   time ? Number(String(time.seconds ?? 0)) * 1000 + (time.nanos ?? 0) / 1e6 : Number.NaN;
 
+interface LocalActivityMarker {
+  readonly type: string;
+  readonly scheduledAt: number;
+  readonly completedAt: number;
+}
+
+/**
+ * A local activity's marker holds, in its `data` detail, the JSON core wrote of it: the activity's
+ * type, when it was first scheduled and when it completed (on the worker, which shares this clock).
+ */
+const localActivityOf = (marker: { markerName?: string | null; details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null | undefined): LocalActivityMarker | undefined => {
+  const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+  if (!data) return undefined;
+  const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string; original_schedule_time: { seconds: number; nanos: number }; complete_time: { seconds: number; nanos: number } };
+  return { type: parsed.activity_type, scheduledAt: historyMs(parsed.original_schedule_time), completedAt: historyMs(parsed.complete_time) };
+};
+
 /** A history event's type from the one attributes field it carries (workflowTaskStartedEventAttributes -> WorkflowTaskStarted). */
 const eventTypeOf = (event: object) => {
   for (const [key, value] of Object.entries(event)) {
@@ -581,13 +598,20 @@ try {
   interface RenderHistory {
     readonly sample: LoadSample;
     readonly events: { type: string; at: number }[];
+    /** The local activities of the history's markers, in the worker's clock: what ran inside its workflow tasks. */
+    readonly localActivities: LocalActivityMarker[];
   }
   const histories: RenderHistory[] = [];
   let historyError = '';
   for (const sample of c1JsonSamples) {
     try {
       const history = await temporal.client.workflow.getHandle(sample.requestId).fetchHistory();
-      histories.push({ sample, events: (history.events ?? []).map((event) => ({ type: eventTypeOf(event), at: historyMs(event.eventTime) })) });
+      const events = history.events ?? [];
+      histories.push({
+        sample,
+        events: events.map((event) => ({ type: eventTypeOf(event), at: historyMs(event.eventTime) })),
+        localActivities: events.flatMap((event) => localActivityOf(event.markerRecordedEventAttributes) ?? []),
+      });
     } catch (error) {
       historyError = (error as Error).message;
     }
@@ -652,7 +676,7 @@ try {
      * workflow history. The steps follow the history's own shape: each workflow task and activity
      * it has, whether the workflow runs its work in activities or as local activities in one task.
      */
-    const breakdownOf = ({ sample, events }: RenderHistory) => {
+    const breakdownOf = ({ sample, events, localActivities }: RenderHistory) => {
       const calls = storeCalls.filter((entry) => entry.start >= sample.sentAt && entry.end <= sample.receivedAt);
       const requestedAppend = calls.find((entry) => entry.op === 'append' && entry.stream === renderStream(sample.requestId));
       const rows: [string, number][] = [];
@@ -687,6 +711,15 @@ try {
           rows.push([`workflow task ${task} reaches the worker (scheduled -> started)`, started.at - event.at]);
           rows.push([step, completed.at - started.at]);
           rows.push(...within(step, started.at, completed.at));
+          // Inside the task: each local activity, and the activations around them (the workflow's code, core's hops).
+          const inTask = localActivities.filter((local) => local.scheduledAt >= started.at && local.completedAt <= completed.at);
+          let last = started.at;
+          for (const local of inTask) {
+            rows.push([`${step}\u0000  activation, then local activity ${local.type} scheduled`, local.scheduledAt - last]);
+            rows.push([`${step}\u0000  local activity ${local.type} (scheduled -> completed)`, local.completedAt - local.scheduledAt]);
+            last = local.completedAt;
+          }
+          if (inTask.length > 0) rows.push([`${step}\u0000  last activation, then the task's completion recorded`, completed.at - last]);
         } else if (event.type === 'ActivityTaskScheduled') {
           activity++;
           const started = first('ActivityTaskStarted', index);

@@ -8,8 +8,14 @@ import { captureWorkflow, syncCaptureWorkflow, renderWorkflow, syncRenderWorkflo
 export interface TemporalRenderOrchestratorOptions {
   readonly client: Client;
   readonly taskQueue: string;
-  /** Completions recorded by a worker in this process, heard before Temporal reports the workflow's end. */
+  /** Outcomes recorded by a worker in this process, heard before Temporal reports the workflow's end. */
   readonly localOutcomes?: LocalOutcomes;
+  /**
+   * The client shares its connection with a worker of this process on `taskQueue`: each start asks
+   * for the workflow's first task in its answer, for that worker (the server falls back to its
+   * queue when the worker has no free slot).
+   */
+  readonly eagerStart?: boolean;
 }
 
 /** The workflows whose outcome a caller may wait for: each makes one file and ends in a RenderOutcome. */
@@ -40,16 +46,16 @@ const once = async (start: Promise<unknown>): Promise<void> => {
 };
 
 /** Render workflows keyed by request id, so a retried start never renders twice. */
-export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutcomes }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
+export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutcomes, eagerStart = false }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
   const startRequest = (workflow: RequestWorkflow, requestId: string, webhook: boolean) =>
-    once(client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }] }));
+    once(client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }], requestEagerStart: eagerStart }));
   return {
     // A client waiting for the file gets the short path; a webhook render may take the longer, heartbeating one.
     start: ({ requestId, webhook }) => startRequest(webhook ? renderWorkflow : syncRenderWorkflow, requestId, webhook),
     startVideo: ({ requestId, webhook }) => startRequest(videoRenderWorkflow, requestId, webhook),
     // Captures as renders: the short path for a client that waits.
     startCapture: ({ requestId, webhook }) => startRequest(webhook ? captureWorkflow : syncCaptureWorkflow, requestId, webhook),
-    startWebhook: ({ requestId }) => once(client.workflow.start(webhookWorkflow, { workflowId: requestId, taskQueue, args: [{ requestId }] })),
+    startWebhook: ({ requestId }) => once(client.workflow.start(webhookWorkflow, { workflowId: requestId, taskQueue, args: [{ requestId }], requestEagerStart: eagerStart })),
 
     async workflowState(requestId) {
       try {

@@ -96,6 +96,11 @@ export interface TemporalWorkerOptions {
   readonly metricsBindAddress?: string;
   /** Where the spans of the workflows this worker runs are exported (see startTracing). */
   readonly workflowSpans?: { readonly processor: SpanProcessor; readonly resource: Resource };
+  /**
+   * The connection of this process's Temporal client (connectToWorkers), which its owner closes: a
+   * workflow that client starts on this worker's queue gets its first task in the start's answer.
+   */
+  readonly connection?: NativeConnection;
 }
 
 export interface RunningWorker {
@@ -123,9 +128,19 @@ const installRuntime = (metricsBindAddress: string | undefined): Promise<string>
     return `http://${bindAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`;
   })());
 
+/**
+ * A connection through the SDK's core, for a client whose process also runs the workers: they share
+ * it, and a start the client asks to be eager is answered with the workflow's first task, which the
+ * core hands straight to the local worker. The runtime is installed first, as a worker would.
+ */
+export const connectToWorkers = async (address: string, { metricsBindAddress }: { readonly metricsBindAddress?: string }): Promise<NativeConnection> => {
+  await installRuntime(metricsBindAddress);
+  return NativeConnection.connect({ address });
+};
+
 export const startTemporalWorker = async (options: TemporalWorkerOptions): Promise<RunningWorker> => {
   const metricsUrl = await installRuntime(options.metricsBindAddress);
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -148,7 +163,7 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      await connection.close();
+      if (!options.connection) await connection.close();
     },
   };
 };

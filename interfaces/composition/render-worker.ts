@@ -18,6 +18,7 @@ import { createOrgAssetSource } from '../../infrastructure/rendering/org-assets.
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 import { startTemporalWorker, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
+import type { NativeConnection } from '@temporalio/worker';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import type { Tracing } from '../../infrastructure/tracing/tracing.js';
 import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
@@ -60,8 +61,14 @@ const startVideoPool = (config: Config, logger: Logger, setup: Pick<BrowserPoolO
   });
 };
 
+/** Where this process's Temporal SDK serves its metrics: the configured port, or a free loopback one (temporal-worker.ts). */
+export const temporalMetricsAddress = (config: Config): string | undefined =>
+  config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`;
+
 export interface RenderWorkerOptions {
   readonly temporalAddress: string;
+  /** The connection of this process's Temporal client, shared so that its starts are eager (connectTemporal's `workers`). */
+  readonly temporalConnection?: NativeConnection;
   /** Built while the process started, read from the image's prebuilt file, or shared by a test run. */
   readonly workflowBundle: WorkflowBundle;
   readonly metrics: PrometheusMetrics;
@@ -163,8 +170,9 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     // in Temporal's first-come line behind one organization's flood.
     maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
     shutdownWithinMs: shutdownShareMs,
-    metricsBindAddress: config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`,
+    metricsBindAddress: temporalMetricsAddress(config),
     workflowSpans: options.workflowSpans,
+    connection: options.temporalConnection,
   });
   lifetime.defer(() => worker.stop());
   options.metrics.includeExporter(worker.sdkMetricsUrl);
@@ -181,6 +189,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     workflows: 'none',
     maxConcurrentActivities: config.VIDEO_CONCURRENCY,
     shutdownWithinMs: shutdownShareMs,
+    connection: options.temporalConnection,
   });
   lifetime.defer(() => videoWorker.stop());
 };
