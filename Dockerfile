@@ -25,6 +25,8 @@ RUN mkdir -p /data && chown node:node /app /data
 USER node
 
 COPY --chown=node:node package.json package-lock.json ./
+# npm install's postinstall applies them (patch-package).
+COPY --chown=node:node patches ./patches
 # Dev dependencies are included on purpose: tsx runs the TypeScript sources at run time.
 # `npm install` rather than `npm ci`: the lock file is written on mirrors without other platforms' optional packages.
 RUN npm install --include=dev --no-audit --no-fund && npm cache clean --force

@@ -21,12 +21,14 @@ fi
 
 ensure_node_modules() {
   if [ -f node_modules/.package-lock.json ] && [ ! package.json -nt node_modules/.package-lock.json ] \
-    && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt node_modules/.package-lock.json ]; }; then
+    && { [ ! -f package-lock.json ] || [ ! package-lock.json -nt node_modules/.package-lock.json ]; } \
+    && [ -z "$(find patches -newer node_modules/.package-lock.json -print -quit 2>/dev/null)" ]; then
     return
   fi
   # Not `npm ci`: the registry mirror these machines reach lacks other platforms' optional packages
   # (@swc/core-darwin-*), which `npm ci` demands to see in the lock file; `npm install` follows the
-  # lock file's versions all the same.
+  # lock file's versions all the same. Its postinstall applies patches/ (patch-package); a patch
+  # newer than the last install brings it here again.
   log "installing npm packages"
   npm install --no-audit --no-fund >&2
 }

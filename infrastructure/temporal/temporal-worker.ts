@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import type { Duration } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { freePort } from '../system/free-port.js';
 
@@ -21,6 +22,27 @@ const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.m
  * one replays under the other.
  */
 const workflowTracingInterceptors = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+
+/*
+ * Temporal runs every call into the workflow sandbox (several per activation) under node:vm's
+ * `timeout`, and Node starts and joins a watchdog thread for each such call (nodejs/node#47739).
+ * On the one thread that runs every workflow's activations that was 7 ms of CPU per render, and
+ * 12% of the renders two cores make (two services side by side under the same load). The SDK has no
+ * option for it, so patches/@temporalio+worker+*.patch (applied by npm install's postinstall) lets an
+ * infinite isolateExecutionTimeout mean no watchdog. What the watchdog guarded against is a workflow
+ * that never yields: the workflows are this repository's own deterministic code (no template runs
+ * there), replayed against recorded histories in its tests, and the server still times such a task
+ * out. Should the SDK be installed unpatched, its 5 s default stays and the start says so.
+ */
+const sandboxCallsMayRunUnwatched = (): boolean =>
+  (createRequire(import.meta.url)('@temporalio/worker/lib/workflow/reusable-vm.js') as { sandboxCallsMayRunUnwatched?: boolean }).sandboxCallsMayRunUnwatched === true;
+
+/** The isolateExecutionTimeout of this process's workers: none where the SDK allows it. */
+export const isolateExecutionTimeout = (warn: (message: string) => void): Duration => {
+  if (sandboxCallsMayRunUnwatched()) return Infinity;
+  warn('@temporalio/worker is not patched (patches/, npm install applies it): every call into the workflow sandbox starts a watchdog thread');
+  return '5s';
+};
 
 /** A workflow bundle and whether it holds the tracing interceptors. */
 export interface WorkflowBundle extends WorkflowBundleWithSourceMap {
@@ -152,6 +174,7 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     },
     sinks: workflowTracingSinks(options.workflowSpans),
+    isolateExecutionTimeout: isolateExecutionTimeout((message) => process.stderr.write(`[temporal worker] ${message}\n`)),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities,
     maxConcurrentLocalActivityExecutions: options.maxConcurrentActivities * 4,
     shutdownGraceTime: Math.floor(options.shutdownWithinMs / 2),

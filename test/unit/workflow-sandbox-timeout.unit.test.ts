@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it, vi } from 'vitest';
+import { isolateExecutionTimeout } from '../../infrastructure/temporal/temporal-worker.js';
+
+/*
+ * npm install applies patches/@temporalio+worker+*.patch: with it, workers call into the workflow
+ * sandbox without a watchdog thread per call (temporal-worker.ts says why). A lock file or SDK
+ * upgrade that leaves the patch unapplied fails here, not only in bench:render's figures.
+ */
+describe('the workflow sandbox of this install', () => {
+  it('is patched, so workers run its calls without a timeout and say nothing about it', () => {
+    const warn = vi.fn();
+    expect(isolateExecutionTimeout(warn)).toBe(Infinity);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('bounds every call it makes into node:vm through the patched timeout, none with a raw one (an SDK upgrade adding a call shows here)', () => {
+    const source = readFileSync(createRequire(import.meta.url).resolve('@temporalio/worker/lib/workflow/reusable-vm.js'), 'utf8');
+    const calls = source.match(/timeout: [^,\n]+/g) ?? [];
+    expect(calls.length).toBeGreaterThan(0);
+    expect(new Set(calls)).toEqual(new Set(['timeout: sandboxTimeout(isolateExecutionTimeoutMs)']));
+  });
+});
