@@ -97,19 +97,19 @@ const historyMs = (time: { seconds?: unknown; nanos?: number | null } | null | u
 
 interface LocalActivityMarker {
   readonly type: string;
-  readonly scheduledAt: number;
   readonly completedAt: number;
 }
 
 /**
  * A local activity's marker holds, in its `data` detail, the JSON core wrote of it: the activity's
- * type, when it was first scheduled and when it completed (on the worker, which shares this clock).
+ * type and when it completed (on the worker, which shares this clock). Its original_schedule_time is
+ * not when the workflow asked for it (it can follow the completion), so steps run from completion to completion.
  */
 const localActivityOf = (marker: { markerName?: string | null; details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null | undefined): LocalActivityMarker | undefined => {
   const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
   if (!data) return undefined;
-  const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string; original_schedule_time: { seconds: number; nanos: number }; complete_time: { seconds: number; nanos: number } };
-  return { type: parsed.activity_type, scheduledAt: historyMs(parsed.original_schedule_time), completedAt: historyMs(parsed.complete_time) };
+  const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string; complete_time: { seconds: number; nanos: number } };
+  return { type: parsed.activity_type, completedAt: historyMs(parsed.complete_time) };
 };
 
 /** A history event's type from the one attributes field it carries (workflowTaskStartedEventAttributes -> WorkflowTaskStarted). */
@@ -711,15 +711,17 @@ try {
           rows.push([`workflow task ${task} reaches the worker (scheduled -> started)`, started.at - event.at]);
           rows.push([step, completed.at - started.at]);
           rows.push(...within(step, started.at, completed.at));
-          // Inside the task: each local activity, and the activations around them (the workflow's code, core's hops).
-          const inTask = localActivities.filter((local) => local.scheduledAt >= started.at && local.completedAt <= completed.at);
+          // Inside the task: up to each local activity's completion (an activation of the workflow, then the activity), and after the last.
+          const inTask = localActivities.filter((local) => local.completedAt >= started.at && local.completedAt <= completed.at);
           let last = started.at;
           for (const local of inTask) {
-            rows.push([`${step}\u0000  activation, then local activity ${local.type} scheduled`, local.scheduledAt - last]);
-            rows.push([`${step}\u0000  local activity ${local.type} (scheduled -> completed)`, local.completedAt - local.scheduledAt]);
+            rows.push([`${step}\u0000  until local activity ${local.type} completed (activation + activity)`, local.completedAt - last]);
             last = local.completedAt;
           }
-          if (inTask.length > 0) rows.push([`${step}\u0000  last activation, then the task's completion recorded`, completed.at - last]);
+          if (inTask.length > 0) {
+            rows.push([`${step}\u0000  last local activity completed -> the task's completion recorded by the server`, completed.at - last]);
+            rows.push([`${step}\u0000  last local activity completed -> HTTP answer received (the read models' catch-up to the outcome included)`, sample.receivedAt - last]);
+          }
         } else if (event.type === 'ActivityTaskScheduled') {
           activity++;
           const started = first('ActivityTaskStarted', index);
