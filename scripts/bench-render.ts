@@ -718,10 +718,7 @@ try {
             rows.push([`${step}\u0000  until local activity ${local.type} completed (activation + activity)`, local.completedAt - last]);
             last = local.completedAt;
           }
-          if (inTask.length > 0) {
-            rows.push([`${step}\u0000  last local activity completed -> the task's completion recorded by the server`, completed.at - last]);
-            rows.push([`${step}\u0000  last local activity completed -> HTTP answer received (the read models' catch-up to the outcome included)`, sample.receivedAt - last]);
-          }
+          if (inTask.length > 0) rows.push([`${step}\u0000  last local activity completed -> the task's completion recorded by the server`, completed.at - last]);
         } else if (event.type === 'ActivityTaskScheduled') {
           activity++;
           const started = first('ActivityTaskStarted', index);
