@@ -27,7 +27,7 @@ const workflowTracingInterceptors = createRequire(import.meta.url).resolve('@tem
  * Temporal runs every call into the workflow sandbox (several per activation) under node:vm's
  * `timeout`, and Node starts and joins a watchdog thread for each such call (nodejs/node#47739).
  * On the one thread that runs every workflow's activations that was 7 ms of CPU per render, and
- * 12% of the renders two cores make (two services side by side under the same load). The SDK has no
+ * 14% more renders two cores make without it (two services side by side under the same load). The SDK has no
  * option for it, so patches/@temporalio+worker+*.patch (applied by npm install's postinstall) lets an
  * infinite isolateExecutionTimeout mean no watchdog. What the watchdog guarded against is a workflow
  * that never yields: the workflows are this repository's own deterministic code (no template runs
