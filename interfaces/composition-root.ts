@@ -114,22 +114,19 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     if (temporal) lifetime.defer(() => temporal.close());
     // A caller waiting in a process that also renders hears of the file as soon as the worker records it.
     const localOutcomes = temporal && workflowBundle ? createLocalOutcomes() : undefined;
-    if (temporal && workflowBundle) {
+    // The client shares its connection with the worker when this process runs one (connectTemporal's `workers`).
+    if (temporal?.workerConnection && workflowBundle) {
       await startRenderWorker(foundation, config, logger, lifetime, {
-        temporalAddress: temporal.address,
-        temporalConnection: temporal.workerConnection ?? undefined,
+        temporalConnection: temporal.workerConnection,
         workflowBundle: await workflowBundle,
         metrics,
         workflowSpans: tracing.workflowSpans,
         outcomes: localOutcomes,
       });
     }
-    const orchestrator = temporal ? createTemporalRenderOrchestrator({
-          client: temporal.client,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          localOutcomes,
-          eagerStart: temporal.workerConnection !== null,
-        }) : renderingDisabled;
+    const orchestrator = temporal
+      ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes, eagerStart: temporal.workerConnection !== null })
+      : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
     if (options.runProjections && temporal) startPendingRepair(foundation, orchestrator, config, logger, lifetime);
     const { eventStore, orm, projections } = foundation;

@@ -101,7 +101,11 @@ const quietBundlerLogger = {
 };
 
 export interface TemporalWorkerOptions {
-  readonly address: string;
+  /**
+   * The connection of this process's Temporal client (connectToWorkers), which its owner closes: a
+   * workflow that client starts on this worker's queue gets its first task in the start's answer.
+   */
+  readonly connection: NativeConnection;
   readonly namespace: string;
   readonly taskQueue: string;
   readonly activities: object;
@@ -118,11 +122,6 @@ export interface TemporalWorkerOptions {
   readonly metricsBindAddress?: string;
   /** Where the spans of the workflows this worker runs are exported (see startTracing). */
   readonly workflowSpans?: { readonly processor: SpanProcessor; readonly resource: Resource };
-  /**
-   * The connection of this process's Temporal client (connectToWorkers), which its owner closes: a
-   * workflow that client starts on this worker's queue gets its first task in the start's answer.
-   */
-  readonly connection?: NativeConnection;
 }
 
 export interface RunningWorker {
@@ -162,9 +161,8 @@ export const connectToWorkers = async (address: string, { metricsBindAddress }: 
 
 export const startTemporalWorker = async (options: TemporalWorkerOptions): Promise<RunningWorker> => {
   const metricsUrl = await installRuntime(options.metricsBindAddress);
-  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const worker = await Worker.create({
-    connection,
+    connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: options.activities,
@@ -186,7 +184,6 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      if (!options.connection) await connection.close();
     },
   };
 };

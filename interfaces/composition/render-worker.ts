@@ -66,9 +66,8 @@ export const temporalMetricsAddress = (config: Config): string | undefined =>
   config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`;
 
 export interface RenderWorkerOptions {
-  readonly temporalAddress: string;
   /** The connection of this process's Temporal client, shared so that its starts are eager (connectTemporal's `workers`). */
-  readonly temporalConnection?: NativeConnection;
+  readonly temporalConnection: NativeConnection;
   /** Built while the process started, read from the image's prebuilt file, or shared by a test run. */
   readonly workflowBundle: WorkflowBundle;
   readonly metrics: PrometheusMetrics;
@@ -155,7 +154,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     maximumAttempts: config.WEBHOOK_RETRY_MAX_ATTEMPTS,
   });
   const worker = await startTemporalWorker({
-    address: options.temporalAddress,
+    connection: options.temporalConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activities: {
@@ -172,7 +171,6 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     shutdownWithinMs: shutdownShareMs,
     metricsBindAddress: temporalMetricsAddress(config),
     workflowSpans: options.workflowSpans,
-    connection: options.temporalConnection,
   });
   lifetime.defer(() => worker.stop());
   options.metrics.includeExporter(worker.sdkMetricsUrl);
@@ -182,14 +180,13 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
    * long video at once would leave the other workers idle while its cores were oversubscribed.
    */
   const videoWorker = await startTemporalWorker({
-    address: options.temporalAddress,
+    connection: options.temporalConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: videoTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
     activities: videoActivities,
     workflows: 'none',
     maxConcurrentActivities: config.VIDEO_CONCURRENCY,
     shutdownWithinMs: shutdownShareMs,
-    connection: options.temporalConnection,
   });
   lifetime.defer(() => videoWorker.stop());
 };
