@@ -24,24 +24,42 @@ const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.m
 const workflowTracingInterceptors = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 /*
- * Temporal runs every call into the workflow sandbox (several per activation) under node:vm's
- * `timeout`, and Node starts and joins a watchdog thread for each such call (nodejs/node#47739).
- * On the one thread that runs every workflow's activations that was 7 ms of CPU per render, and
- * 14% more renders two cores make without it (two services side by side under the same load). The SDK has no
- * option for it, so patches/@temporalio+worker+*.patch (applied by npm install's postinstall) lets an
- * infinite isolateExecutionTimeout mean no watchdog. What the watchdog guarded against is a workflow
- * that never yields: the workflows are this repository's own deterministic code (no template runs
- * there), replayed against recorded histories in its tests, and the server still times such a task
- * out. Should the SDK be installed unpatched, its 5 s default stays and the start says so.
+ * How this process's workers run workflows, where the SDK is patched (patches/@temporalio+worker+*.patch,
+ * applied by npm install's postinstall; the SDK has no option for the first two):
+ * - No watchdog thread per call into the sandbox. Temporal runs every call (several per activation)
+ *   under node:vm's `timeout`, and Node starts and joins a thread for each (nodejs/node#47739): 7 ms
+ *   of CPU per render, and 14% more renders two cores make without it (two services side by side
+ *   under the same load).
+ * - No stack trace per workflow promise. For its stack trace queries the SDK hooks every promise a
+ *   workflow makes and builds an Error with a source-mapped stack for it; the queries then answer
+ *   empty (a stuck workflow is found from its history and the worker's logs instead).
+ * - Workflows on the process's main thread (the SDK's `debugMode`, whose only other effect is the
+ *   timeout above): no structured clone of every activation and its result to a worker thread and
+ *   back. Without the promise hook nothing slows the main thread's own promises.
+ * The last two together, side by side (two runs): 36 -> 30 ms of node CPU per render, 5-10% more renders.
+ * What the watchdog and the thread guarded against is a workflow that never yields: the workflows
+ * are this repository's own deterministic code (no template runs there), replayed against recorded
+ * histories in its tests, and the server still times such a task out. Should the SDK be installed
+ * unpatched, its defaults stay (a thread, a watchdog, stack traces) and the start says so.
  */
-const sandboxCallsMayRunUnwatched = (): boolean =>
-  (createRequire(import.meta.url)('@temporalio/worker/lib/workflow/reusable-vm.js') as { sandboxCallsMayRunUnwatched?: boolean }).sandboxCallsMayRunUnwatched === true;
+const sdkIsPatched = (): boolean => {
+  const require = createRequire(import.meta.url);
+  const reusableVm = require('@temporalio/worker/lib/workflow/reusable-vm.js') as { sandboxCallsMayRunUnwatched?: boolean };
+  const vmShared = require('@temporalio/worker/lib/workflow/vm-shared.js') as { globalHandlers: object };
+  return reusableVm.sandboxCallsMayRunUnwatched === true && 'collectStackTraces' in vmShared.globalHandlers;
+};
 
-/** The isolateExecutionTimeout of this process's workers: none where the SDK allows it. */
-export const isolateExecutionTimeout = (warn: (message: string) => void): Duration => {
-  if (sandboxCallsMayRunUnwatched()) return Infinity;
-  warn('@temporalio/worker is not patched (patches/, npm install applies it): every call into the workflow sandbox starts a watchdog thread');
-  return '5s';
+export interface WorkflowSandboxOptions {
+  readonly isolateExecutionTimeout: Duration;
+  readonly debugMode?: boolean;
+  readonly workflowStackTraces?: boolean;
+}
+
+/** The sandbox options of this process's workers: the cheapest the installed SDK allows. */
+export const workflowSandboxOptions = (warn: (message: string) => void): WorkflowSandboxOptions => {
+  if (sdkIsPatched()) return { isolateExecutionTimeout: Infinity, debugMode: true, workflowStackTraces: false };
+  warn('@temporalio/worker is not patched (patches/, npm install applies it): workflows run on a thread of their own, with a watchdog thread per call and a stack per promise');
+  return { isolateExecutionTimeout: '5s' };
 };
 
 /** A workflow bundle and whether it holds the tracing interceptors. */
@@ -172,7 +190,7 @@ export const startTemporalWorker = async (options: TemporalWorkerOptions): Promi
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     },
     sinks: workflowTracingSinks(options.workflowSpans),
-    isolateExecutionTimeout: isolateExecutionTimeout((message) => process.stderr.write(`[temporal worker] ${message}\n`)),
+    ...workflowSandboxOptions((message) => process.stderr.write(`[temporal worker] ${message}\n`)),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities,
     maxConcurrentLocalActivityExecutions: options.maxConcurrentActivities * 4,
     shutdownGraceTime: Math.floor(options.shutdownWithinMs / 2),

@@ -1,17 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
-import { isolateExecutionTimeout } from '../../infrastructure/temporal/temporal-worker.js';
+import { workflowSandboxOptions } from '../../infrastructure/temporal/temporal-worker.js';
 
 /*
- * npm install applies patches/@temporalio+worker+*.patch: with it, workers call into the workflow
- * sandbox without a watchdog thread per call (temporal-worker.ts says why). A lock file or SDK
- * upgrade that leaves the patch unapplied fails here, not only in bench:render's figures.
+ * npm install applies patches/@temporalio+worker+*.patch: with it, workers run workflows on their
+ * process's main thread, call into the sandbox without a watchdog thread per call and hook none of
+ * a workflow's promises (temporal-worker.ts says why). A lock file or SDK upgrade that leaves the
+ * patch unapplied fails here, not only in bench:render's figures.
  */
 describe('the workflow sandbox of this install', () => {
-  it('is patched, so workers run its calls without a timeout and say nothing about it', () => {
+  it('is patched, so workers run workflows on the main thread, without a timeout or stack traces, and say nothing about it', () => {
     const warn = vi.fn();
-    expect(isolateExecutionTimeout(warn)).toBe(Infinity);
+    expect(workflowSandboxOptions(warn)).toEqual({ isolateExecutionTimeout: Infinity, debugMode: true, workflowStackTraces: false });
     expect(warn).not.toHaveBeenCalled();
   });
 
