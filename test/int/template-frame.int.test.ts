@@ -12,9 +12,11 @@ import { prepareRenderPage } from '../../infrastructure/rendering/page-confineme
 import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 
 /*
- * A template's document is written into a new frame of the page's warm host (template-document.ts).
- * What a navigation gave for free must still hold: each render has a realm of its own, and the
- * capture waits for the document's subresources, however late they come.
+ * A template's document is written into a new frame of the page's warm host (template-document.ts),
+ * or, when no script can run in it, into the host's one sandboxed frame, rewritten from render to
+ * render. What a navigation gave for free must still hold: each render has a realm of its own (or
+ * one no script ever ran in), nothing of the last document shows, and the capture waits for the
+ * document's subresources, however late they come.
  */
 
 const IMAGE_DELAY_MS = 700;
@@ -55,12 +57,29 @@ const documentOf = (body: string): RenderDocument => ({
   waitTime: 0,
 });
 
-const centreOf = async (body: string) => {
+const pixelsOf = async (body: string) => {
   const { content } = await engine.render(documentOf(body), { tenant: 'org-a', format: 'png', quality: 100, crop: null });
-  const { data, info } = await sharp(content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return sharp(content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+};
+
+const centreOf = async (body: string) => {
+  const { data, info } = await pixelsOf(body);
   const at = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * 3;
   return [data[at], data[at + 1], data[at + 2]];
 };
+
+/** The frames in the host of the pool's one page as its last reset left them: their ids, which are sandboxed, what they show. */
+const hostFrames = () =>
+  pool.withPage(
+    async (page, cdp) => {
+      const { frameTree } = await cdp.send('Page.getFrameTree');
+      const frames = await page.evaluate(() =>
+        [...document.querySelectorAll('iframe')].map((frame) => ({ sandbox: frame.getAttribute('sandbox'), body: frame.contentDocument?.body?.innerHTML })),
+      );
+      return { ids: (frameTree.childFrames ?? []).map((child) => child.frame.id), frames };
+    },
+    { tenant: 'org-a', deadlineMs: 10_000 },
+  );
 
 const GREEN = [0, 255, 0];
 
@@ -83,5 +102,32 @@ describe('a template written into a frame of the warm host', () => {
     const body = `<script>const confined = window.open('about:blank') === null && typeof RTCPeerConnection === 'undefined';
       document.body.style.background = confined ? '#00ff00' : '#ff0000';</script>`;
     expect(await centreOf(body)).toEqual(GREEN);
+  });
+
+  it('draws a document no script can run in within the one sandboxed frame, reused, with the pixels a fresh frame gives', async () => {
+    const design = '<div style="margin:5px;width:90px;height:40px;background:linear-gradient(90deg,#123456,#fedcba);font:12px sans-serif;color:#fff">Card</div>';
+    const reused = await pixelsOf(design);
+    const framesAfterOne = await hostFrames();
+    await pixelsOf(design);
+    await pixelsOf(design);
+    const framesAfterThree = await hostFrames();
+    // Blanked by the reset: nothing of the last document (an animation, a video) runs on between renders.
+    expect(framesAfterOne).toEqual({ ids: [expect.any(String)], frames: [{ sandbox: 'allow-same-origin', body: '' }] });
+    expect(framesAfterThree).toEqual(framesAfterOne);
+    // The same design with an (empty) script goes to a fresh frame, as every render did before.
+    const fresh = await pixelsOf(`${design}<script></script>`);
+    expect(reused.info).toEqual(fresh.info);
+    expect(reused.data.equals(fresh.data)).toBe(true);
+  });
+
+  it('shows nothing of the last script-free document in the next, nor of a scripted one', async () => {
+    expect(await centreOf('<div style="width:100px;height:50px;background:#00ff00"></div>')).toEqual(GREEN);
+    expect(await centreOf('<p>white</p>')).toEqual([255, 255, 255]);
+    expect(await centreOf('<script>document.body.style.background = "#00ff00"</script>')).toEqual(GREEN);
+    expect(await centreOf('<p>white</p>')).toEqual([255, 255, 255]);
+  });
+
+  it('still runs the event handlers of a document that has them (they make it scripted)', async () => {
+    expect(await centreOf('<img src="data:," onerror="document.body.style.background = \'#00ff00\'">')).toEqual(GREEN);
   });
 });
