@@ -26,7 +26,11 @@ import { TIMED_OUT, within } from './within.js';
  * is rewritten from render to render. A realm no script ever ran in has nothing to carry over, and the
  * new frame was the dearest part of a render (the benchmark card, one warm page: 48-53 ms of Chromium
  * CPU per render in a new frame, 38 in the reused sandboxed one, 37-38 with raw setContent). The reset
- * blanks it, so nothing of the last document (an animation, a video) runs on between renders.
+ * blanks it, so nothing of the last document (an animation, a video) runs on between renders. A
+ * document keeps every image it loaded for its whole life, whatever the image's cache headers say,
+ * and a rewrite does not end that life: so a document that fetched anything (an upload since deleted,
+ * a remote image since changed) has its frame removed by the reset instead, and the next script-free
+ * render starts a new one.
  *
  * Videos, which pose the main frame on a virtual clock, and paged PDFs, printed from the main frame,
  * still navigate to their document.
@@ -46,11 +50,15 @@ const RESPONSIVE_WITHIN_MS = 1_000;
 export const LOAD_PROBE_MARGIN_MS = 2 * RESPONSIVE_WITHIN_MS;
 const HOST_LOAD_TIMEOUT_MS = 5_000;
 
-/** Fresh frames go; the sandboxed one stays, blank (its load event fires within close(), before any next write). */
-const CLEAR_FRAMES = `function () {
+/**
+ * Fresh frames go; the sandboxed one stays, blank (its load event fires within close(), before any
+ * next write), unless its document fetched anything.
+ */
+const CLEAR_FRAMES = `function (discardReused) {
   for (const used of document.querySelectorAll('iframe[data-used]')) used.remove();
   const reused = document.querySelector('iframe[data-script-free]');
-  if (reused) {
+  if (reused && discardReused) reused.remove();
+  else if (reused) {
     delete reused.dataset.current;
     reused.contentDocument.open();
     reused.contentDocument.close();
@@ -112,6 +120,9 @@ const documents = new WeakMap<Page, string>();
 const hosts = new WeakMap<Page, number>();
 /** Pages whose host holds no frame of an earlier render: cleared when the page was reset after its last render. */
 const cleared = new WeakSet<Page>();
+/** Pages whose last render drew in the host's sandboxed frame, and those of them whose document fetched a subresource. */
+const scriptFreeInUse = new WeakSet<Page>();
+const scriptFreeFetched = new WeakSet<Page>();
 
 /**
  * Once per page, before the network guard has the page: answers the host and video documents, and
@@ -120,7 +131,9 @@ const cleared = new WeakSet<Page>();
 export const serveTemplateDocuments = (page: Page): void => {
   page.on('request', (request) => {
     const url = request.url();
-    if ((url !== TEMPLATE_DOCUMENT_URL && url !== HOST_URL) || !request.isNavigationRequest() || request.frame() !== page.mainFrame()) return undefined;
+    const ours = (url === TEMPLATE_DOCUMENT_URL || url === HOST_URL) && request.isNavigationRequest() && request.frame() === page.mainFrame();
+    if (!ours && scriptFreeInUse.has(page)) scriptFreeFetched.add(page);
+    if (!ours) return undefined;
     const body = url === HOST_URL ? HOST_HTML : (documents.get(page) ?? '');
     return request.respond({ status: 200, contentType: 'text/html; charset=utf-8', body }, SERVE_PRIORITY).catch(() => {});
   });
@@ -128,6 +141,8 @@ export const serveTemplateDocuments = (page: Page): void => {
     if (frame !== page.mainFrame()) return;
     hosts.delete(page);
     cleared.delete(page);
+    scriptFreeInUse.delete(page);
+    scriptFreeFetched.delete(page);
   });
 };
 
@@ -158,7 +173,9 @@ export const prepareTemplateHost = async (page: Page, cdp: CDPSession): Promise<
   const known = hosts.get(page);
   if (known !== undefined && page.url() === HOST_URL) {
     // The host may still have been replaced in between (a template reloading the top document).
-    const ready = await callInHost(cdp, known, CLEAR_FRAMES).then(() => true, () => false);
+    const ready = await callInHost(cdp, known, CLEAR_FRAMES, scriptFreeFetched.has(page)).then(() => true, () => false);
+    scriptFreeInUse.delete(page);
+    scriptFreeFetched.delete(page);
     if (ready) {
       cleared.add(page);
       return known;
@@ -204,7 +221,9 @@ export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: str
   const loadedBy = performance.now() + timeoutMs;
   const contextId = await readyHost(page, cdp);
   cleared.delete(page);
-  const loaded = await within(callInHost(cdp, contextId, LOAD_INTO_FRAME, html, isScriptFree(html)), timeoutMs);
+  const scriptFree = isScriptFree(html);
+  if (scriptFree) scriptFreeInUse.add(page);
+  const loaded = await within(callInHost(cdp, contextId, LOAD_INTO_FRAME, html, scriptFree), timeoutMs);
   if (loaded === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
   await awaitFonts(cdp, () => callInHost(cdp, contextId, FONTS_READY), loadedBy, timeoutMs);
   await awaitVideos(() => callInHost(cdp, contextId, FRAME_VIDEOS_READY), loadedBy);

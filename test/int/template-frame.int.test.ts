@@ -26,10 +26,16 @@ let engine: ReturnType<typeof createChromiumRenderEngine>;
 let server: http.Server;
 let origin: string;
 let greenPng: Buffer;
+let redPng: Buffer;
+/** What /swatch.png answers now (no-store, as uploads are served). */
+let swatch: Buffer;
 
 beforeAll(async () => {
   greenPng = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#00ff00' } }).png().toBuffer();
-  server = http.createServer((_request, response) => {
+  redPng = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#ff0000' } }).png().toBuffer();
+  swatch = greenPng;
+  server = http.createServer((request, response) => {
+    if (request.url === '/swatch.png') return void response.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(swatch);
     setTimeout(() => response.writeHead(200, { 'content-type': 'image/png' }).end(greenPng), IMAGE_DELAY_MS);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -129,5 +135,15 @@ describe('a template written into a frame of the warm host', () => {
 
   it('still runs the event handlers of a document that has them (they make it scripted)', async () => {
     expect(await centreOf('<img src="data:," onerror="document.body.style.background = \'#00ff00\'">')).toEqual(GREEN);
+  });
+
+  it('fetches the images of a script-free document again for each render: an image changed since shows changed', async () => {
+    const body = `<img src="${origin}/swatch.png" style="display:block;width:100px;height:50px">`;
+    swatch = greenPng;
+    expect(await centreOf(body)).toEqual(GREEN);
+    swatch = redPng;
+    expect(await centreOf(body)).toEqual([255, 0, 0]);
+    // The frame whose document fetched went with the reset; a document that fetches nothing keeps the next one.
+    expect((await hostFrames()).frames).toEqual([]);
   });
 });
