@@ -471,8 +471,10 @@ try {
     );
     await browser.close();
 
-    for (const output of ['json', 'image'] as const) {
-      for (const concurrency of CONCURRENCY) {
+    // The two outputs alternate at each concurrency, so a drift of the machine over the runs (warming
+    // pages, a neighbour's load) falls on both alike rather than on whichever came first.
+    for (const concurrency of CONCURRENCY) {
+      for (const output of ['json', 'image'] as const) {
         // Only single-client runs are broken down: with one render at a time every store call belongs to it.
         const breakDown = output === 'json' && concurrency === 1;
         recordStoreCalls = breakDown;
