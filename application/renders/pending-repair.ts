@@ -20,7 +20,7 @@ export interface RepairedRequest {
   readonly why: 'never-started' | 'ended-without-outcome';
 }
 
-const REASONS: Record<RepairedRequest['why'], string> = {
+export const REPAIR_REASONS: Record<RepairedRequest['why'], string> = {
   'never-started': 'The render could not be started; nothing was charged',
   'ended-without-outcome': 'The render stopped before it recorded an outcome; its credits were refunded',
 };
@@ -42,7 +42,7 @@ export const createPendingRepair = (deps: PendingRepairDeps) => {
     // Refund first: if the pass stops between the two, the next one finds the request still pending
     // and the refund, which only returns what was charged and never twice, is a no-op.
     await refundCredits(accounts, deps.clock, { orgId, requestId });
-    await failRender(deps, { orgId, requestId }, REASONS[why]);
+    await failRender(deps, { orgId, requestId }, REPAIR_REASONS[why]);
     if (why === 'ended-without-outcome' && render.request.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
     return true;
   };
