@@ -182,6 +182,14 @@ describe('VIDEO components on the virtual clock', () => {
     expect(centreOf(data)).toBe('red');
   });
 
+  it('shows the first frame of a <video> in a document without scripts too (drawn in a fresh frame: a sandboxed one dims it)', async () => {
+    const engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000, maxPdfPages: 200 });
+    const html = `<body style="margin:0;background:#808080"><video muted preload="auto" src="${origin}/rgb.mp4" style="position:absolute;left:50px;top:10px;width:100px;height:80px;object-fit:fill"></video></body>`;
+    const image = await engine.render({ ...(await videoDocument(`${origin}/rgb.mp4`, 1000)), html }, { tenant: 'org-clips', format: 'png', quality: 100, crop: null });
+    const { data } = await sharp(image.content).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(centreOf(data)).toBe('red');
+  });
+
   it('waits for a <video> that a script starts loading after the load event', async () => {
     const engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000, maxPdfPages: 200 });
     // The load event waits only for media that began loading before it; this source also arrives late.

@@ -4,8 +4,9 @@ import { CARD_CSS, CARD_HTML } from '../../scripts/bench/card.js';
 
 /*
  * A document judged script-free is drawn in a sandboxed frame where no script runs (template-document.ts):
- * a script judged absent would silently not run. So every way markup can run a script, or set the
- * document's own policies, must count; markup that only looks like it may count too (a fresh frame, no more).
+ * a script judged absent would silently not run. So every way markup can run a script, set the
+ * document's own policies or draw differently with scripting off must count; markup that only looks
+ * like it may count too (a fresh frame, no more).
  */
 describe('isScriptFree', () => {
   it.each([
@@ -34,6 +35,14 @@ describe('isScriptFree', () => {
     ['an object', '<object data="x.svg"></object>'],
     ['an embed', '<embed src="x.swf">'],
     ['a frameset', '<frameset><frame src="x"></frameset>'],
+    ['noscript, shown when scripting is off', '<noscript><p>Enable JavaScript</p></noscript>'],
+    ["a canvas, whose fallback shows when scripting is off", '<canvas width="10" height="10"><p>fallback</p></canvas>'],
+    ['a video', '<video src="clip.mp4" muted></video>'],
+    ['audio', '<audio src="a.mp3"></audio>'],
+    ['a marquee', '<marquee>news</marquee>'],
+    ['autofocus', '<input autofocus>'],
+    ['a lazy image, loaded at once when scripting is off', '<img src="a.png" loading="lazy">'],
+    ['the scripting media feature', '<style>@media (scripting: none) { p { color: red } }</style>'],
   ])('%s: false', (_name, html) => {
     expect(isScriptFree(html)).toBe(false);
   });
