@@ -25,8 +25,6 @@ export const translated = async <T>(step: () => Promise<T>): Promise<T> => {
   }
 };
 
-export type { FailedOutcome };
-
 /** How a step that threw ends the request, in the taxonomy of the orchestrator port. */
 export const failedOutcomeOf = (error: unknown): FailedOutcome => {
   const cause = error instanceof ActivityFailure ? error.cause : error;

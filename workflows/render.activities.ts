@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { RenderSteps } from '../application/renders/render-steps.js';
 import type { StoredFile } from '../domain/renders/render-events.js';
-import { translated, type FailedOutcome } from './failures.js';
+import type { FailedOutcome } from '../application/ports/render-orchestrator.js';
+import { translated } from './failures.js';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 
