@@ -115,15 +115,16 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     // A caller waiting in a process that also renders hears of the file as soon as the worker records it.
     const localOutcomes = temporal && workflowBundle ? createLocalOutcomes() : undefined;
     // The client shares its connection with the worker when this process runs one (connectTemporal's `workers`).
-    if (temporal?.workerConnection && workflowBundle) {
-      await startRenderWorker(foundation, config, logger, lifetime, {
-        temporalConnection: temporal.workerConnection,
-        workflowBundle: await workflowBundle,
-        metrics,
-        workflowSpans: tracing.workflowSpans,
-        outcomes: localOutcomes,
-      });
-    }
+    const worker =
+      temporal?.workerConnection && workflowBundle
+        ? await startRenderWorker(foundation, config, logger, lifetime, {
+            temporalConnection: temporal.workerConnection,
+            workflowBundle: await workflowBundle,
+            metrics,
+            workflowSpans: tracing.workflowSpans,
+            outcomes: localOutcomes,
+          })
+        : null;
     const orchestrator = temporal
       ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes, eagerStart: temporal.workerConnection !== null })
       : renderingDisabled;
@@ -135,7 +136,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       scrapeMetrics: metrics.scrape,
       readiness: readinessCheck(foundation, { runProjections: options.runProjections, temporal: temporal ? (deadlineMs) => temporal.ping(deadlineMs) : null }),
     };
-    return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config, operations), close: () => lifetime.close() };
+    return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config, operations, worker), close: () => lifetime.close() };
   } catch (error) {
     await lifetime.close();
     throw error;

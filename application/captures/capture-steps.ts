@@ -5,7 +5,7 @@ import type { Metrics } from '../ports/metrics.js';
 import type { PageCapturer } from '../ports/page-capture.js';
 import { loadRender } from '../renders/load-render.js';
 import { measuredRender } from '../renders/render-metrics.js';
-import { storageKeyOf } from '../renders/render-steps.js';
+import { storeFile } from '../renders/render-steps.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 
 export interface CaptureStepsDeps extends Pick<CommandDeps, 'eventStore'> {
@@ -26,17 +26,7 @@ export const createCaptureSteps = (deps: CaptureStepsDeps) => ({
     if (state.kind !== 'capture') throw notFound('Capture');
     const { request } = state;
     return measuredRender(deps.metrics, { kind: 'capture', format: request.capture.kind }, async () => {
-      const captured = await deps.capturer.capture(request.capture, request.orgId);
-      const storageKey = storageKeyOf(request);
-      await deps.storage.put(storageKey, captured.content, captured.contentType);
-      return {
-        storageKey,
-        fileName: request.capture.fileName,
-        contentType: captured.contentType,
-        bytes: captured.content.length,
-        width: captured.width,
-        height: captured.height,
-      };
+      return storeFile(deps.storage, request, request.capture.fileName, await deps.capturer.capture(request.capture, request.orgId));
     });
   },
 });

@@ -11,9 +11,13 @@ export type RenderMetricOutcome = 'done' | 'failed' | 'unavailable' | 'error';
 
 export type WebhookAttemptOutcome = 'delivered' | 'failed';
 
+/** How a render begun ahead of its workflow ended (renders-ahead.ts): taken by the workflow, or thrown away. */
+export type RenderAheadOutcome = 'taken' | 'unused';
+
 /** Operational counters the use cases report; the adapter decides how they are exported. */
 export interface Metrics {
   /** Starts timing one attempt at producing a render; call the returned function once, with how it ended. */
   startRender(labels: { readonly kind: RenderKind; readonly format: string }): (outcome: RenderMetricOutcome) => void;
   webhookAttempt(outcome: WebhookAttemptOutcome): void;
+  renderAheadEnded(outcome: RenderAheadOutcome): void;
 }

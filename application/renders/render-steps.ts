@@ -14,7 +14,7 @@ import type { AssetReadModel } from '../ports/read-models.js';
 import type { RecordedOutcomes } from '../ports/recorded-outcomes.js';
 import type { FailedOutcome } from '../ports/render-orchestrator.js';
 import { withFontFaces } from '../fonts/font-faces.js';
-import type { RenderDocument, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
+import type { RenderDocument, RenderedFile, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { createAccountCommands } from '../requests/account-commands.js';
 import { chargeCredits } from '../requests/charge-credits.js';
@@ -27,6 +27,7 @@ import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
 import { loadRender } from './load-render.js';
 import { measuredRender } from './render-metrics.js';
+import { createRendersAhead } from './renders-ahead.js';
 
 export interface RenderStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
@@ -37,12 +38,21 @@ export interface RenderStepsDeps extends CommandDeps {
   readonly assets: Pick<AssetReadModel, 'listFonts'>;
   /** Told of each completion this process records, for callers waiting in it; absent where none wait. */
   readonly outcomes?: RecordedOutcomes;
+  /** Renders begun ahead of their workflows kept at once (renders-ahead.ts); 0 or absent: none. */
+  readonly maxRendersAhead?: number;
 }
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
 
 /** Where the worker's steps store a request's file; everyone else learns it from the outcome they record and return. */
 export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${request.requestId}/${resultFileOf(request).fileName}`;
+
+/** Stores a request's file where its steps store it, and describes it as its outcome records it. */
+export const storeFile = async (storage: FileStorage, request: AcceptedRequest, fileName: string, file: RenderedFile): Promise<StoredFile> => {
+  const storageKey = storageKeyOf(request);
+  await storage.put(storageKey, file.content, file.contentType);
+  return { storageKey, fileName, contentType: file.contentType, bytes: file.content.length, width: file.width, height: file.height };
+};
 
 /**
  * A request is known from its first step until its outcome is recorded. The bound is a backstop for
@@ -51,6 +61,11 @@ export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${re
 const ACCEPTED_REQUESTS_KEPT = 64;
 /** Templates in use at their pinned revisions (each up to the body limit): read once, not per render. */
 const TEMPLATE_REVISIONS_KEPT = 32;
+/**
+ * A render begun ahead waits this long for its workflow to take it: past the wait of any caller
+ * (the synchronous timeout), so that only a workflow that never comes here leaves one unused.
+ */
+const RENDER_AHEAD_KEPT_MS = 60_000;
 
 /**
  * The steps of a render workflow, each safe to retry: charging and recording are idempotent by
@@ -107,6 +122,25 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return withFontFaces(document, fonts);
   };
 
+  /** The pinned template with the request's data, rendered; stored by `produce` alone. */
+  const renderOf = (request: RenderRequested['data']): Promise<RenderedFile> => {
+    const { spec } = request;
+    const format = spec.format;
+    if (isVideoFormat(format)) {
+      return Promise.reject(new DomainError('validation', 'video renders are produced by the video workflow'));
+    }
+    return measuredRender(deps.metrics, { kind: 'image', format }, async () => {
+      const template = await templateAt(spec.templateId, spec.templateRevision);
+      // An html template printed is a document of as many pages as it needs; a canvas is one design.
+      const paged = format === 'pdf' && spec.editor === 'html-editor' ? { paged: true, title: spec.templateName } : {};
+      const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime, ...paged };
+      const document = await pageOf(template, spec.data, size);
+      return deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard });
+    });
+  };
+
+  const ahead = createRendersAhead<RenderedFile>({ capacity: deps.maxRendersAhead ?? 0, keepMs: RENDER_AHEAD_KEPT_MS, ended: deps.metrics.renderAheadEnded });
+
   return {
     loadRequest,
     templateAt,
@@ -120,33 +154,16 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       await refundCredits(accountCommands, deps.clock, await loadAccepted(requestId));
     },
 
-    /** Renders the pinned template with the request's data and stores the file. */
+    /**
+     * Begins rendering a request just recorded, before its workflow starts and charges, when this
+     * process will run that workflow (renders-ahead.ts); `produce` takes the render.
+     */
+    renderAhead: (request: RenderRequested['data']) => ahead.begin(request.requestId, () => renderOf(request)),
+
+    /** Renders the pinned template with the request's data (or takes the render begun ahead) and stores the file. */
     async produce(requestId: string): Promise<StoredFile> {
       const request = await loadRequest(requestId);
-      const { spec } = request;
-      if (isVideoFormat(spec.format)) {
-        throw new DomainError('validation', 'video renders are produced by the video workflow');
-      }
-      const format = spec.format;
-      return measuredRender(deps.metrics, { kind: 'image', format }, async () => {
-        const template = await templateAt(spec.templateId, spec.templateRevision);
-        // An html template printed is a document of as many pages as it needs; a canvas is one design.
-        const paged = format === 'pdf' && spec.editor === 'html-editor' ? { paged: true, title: spec.templateName } : {};
-        const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime, ...paged };
-        const document = await pageOf(template, spec.data, size);
-        const options = { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard };
-        const rendered = await deps.engine.render(document, options);
-        const storageKey = storageKeyOf(request);
-        await deps.storage.put(storageKey, rendered.content, rendered.contentType);
-        return {
-          storageKey,
-          fileName: spec.fileName,
-          contentType: rendered.contentType,
-          bytes: rendered.content.length,
-          width: rendered.width,
-          height: rendered.height,
-        };
-      });
+      return storeFile(deps.storage, request, request.spec.fileName, await (ahead.take(requestId) ?? renderOf(request)));
     },
 
     /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
@@ -161,6 +178,8 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     fail: async (requestId: string, failure: FailedOutcome) => {
       const { position, recorded } = await failRender(deps, await loadAccepted(requestId), failure.reason);
       loadAccepted.forget(requestId);
+      // A request refused before its render (no credits) leaves the render begun for it unused.
+      ahead.drop(requestId);
       if (recorded) deps.outcomes?.recorded(requestId, { ...failure, position });
       return position;
     },

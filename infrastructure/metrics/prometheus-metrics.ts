@@ -48,6 +48,12 @@ export const createPrometheusMetrics = () => {
     buckets: RENDER_SECONDS,
     registers,
   });
+  const rendersAhead = new Counter({
+    name: `${PREFIX}renders_ahead_total`,
+    help: 'Synchronous renders begun before their workflow asked, by how they ended: taken by the workflow, or unused (thrown away)',
+    labelNames: ['outcome'],
+    registers,
+  });
   const webhookAttempts = new Counter({ name: `${PREFIX}webhook_attempts_total`, help: 'Webhook delivery attempts, by outcome', labelNames: ['outcome'], registers });
   const httpLabels = ['method', 'route', 'status'] as const;
   const httpRequests = new Counter({ name: `${PREFIX}http_requests_total`, help: 'HTTP requests, by method, route pattern and status', labelNames: httpLabels, registers });
@@ -69,6 +75,9 @@ export const createPrometheusMetrics = () => {
     },
     webhookAttempt(outcome) {
       webhookAttempts.inc({ outcome });
+    },
+    renderAheadEnded(outcome) {
+      rendersAhead.inc({ outcome });
     },
   };
 

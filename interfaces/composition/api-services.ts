@@ -25,10 +25,20 @@ import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webho
 import { randomUrlSigningSecrets } from '../../infrastructure/security/random-url-signing-secrets.js';
 import type { AppServices, Operations } from '../http/app-services.js';
 import type { Foundation } from './foundation.js';
+import type { RenderWorker } from './render-worker.js';
 import { healthCheck } from './health.js';
 
-/** The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or nothing). */
-export const createApiServices = (foundation: Foundation, orchestrator: RenderOrchestrator, config: Config, operations: Operations): AppServices => {
+/**
+ * The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or
+ * nothing); `worker` is this process's own render worker, when it runs one.
+ */
+export const createApiServices = (
+  foundation: Foundation,
+  orchestrator: RenderOrchestrator,
+  config: Config,
+  operations: Operations,
+  worker: Pick<RenderWorker, 'renderAhead'> | null = null,
+): AppServices => {
   const { commandDeps, readModels, projections, links, storage, eventStore, hostPolicy } = foundation;
   const assetDeps = { ...commandDeps, accounts: readModels.accounts, storage, progress: projections, assets: readModels.assets };
   const renderLimits = { syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS, urls: hostPolicy, links, progress: projections, orchestrator };
@@ -55,6 +65,7 @@ export const createApiServices = (foundation: Foundation, orchestrator: RenderOr
       accounts: readModels.accounts,
       storage,
       maxPendingSyncRenders: config.MAX_PENDING_SYNC_RENDERS,
+      ...(worker ? { renderAhead: worker.renderAhead } : {}),
     }),
     captures: createCaptureService({ ...commandDeps, ...renderLimits, accounts: readModels.accounts, maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS }),
     requests: createRequestListService({ results: readModels.results, links, eventStore }),

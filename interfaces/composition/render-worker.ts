@@ -121,6 +121,8 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     metrics: options.metrics.metrics,
     assets: readModels.assets,
     outcomes: options.outcomes,
+    // As many as the pool renders and queues: a render begun ahead holds its place in that line.
+    maxRendersAhead: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
   });
   const videoSteps = createVideoSteps({
     ...commandDeps,
@@ -189,4 +191,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     shutdownWithinMs: shutdownShareMs,
   });
   lifetime.defer(() => videoWorker.stop());
+  return { renderAhead: steps.renderAhead };
 };
+
+export type RenderWorker = Awaited<ReturnType<typeof startRenderWorker>>;

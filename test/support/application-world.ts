@@ -85,6 +85,8 @@ export interface ServiceOptions {
   readonly orchestrator?: FakeOrchestrator;
   readonly maxPending?: number;
   readonly syncTimeoutMs?: number;
+  /** Begin synchronous renders ahead of their workflows, as a process that runs the worker does. */
+  readonly renderAhead?: boolean;
 }
 
 export const createWorld = () => {
@@ -106,6 +108,7 @@ export const createWorld = () => {
     canvas: { toHtml: async () => '<main>canvas</main>' },
     metrics,
     assets: readModels.assets,
+    maxRendersAhead: 4,
   });
 
   const capturer = fakePageCapturer();
@@ -113,7 +116,7 @@ export const createWorld = () => {
   const urls = urlGuard([PRIVATE_HOST]);
   const orchestrator = createFakeOrchestrator({ steps: { render: renderSteps, capture: { ...renderSteps, produce: captureSteps.produce } } });
 
-  const renderService = ({ orchestrator: chosen = orchestrator, maxPending = 4, syncTimeoutMs = 1000 }: ServiceOptions = {}) =>
+  const renderService = ({ orchestrator: chosen = orchestrator, maxPending = 4, syncTimeoutMs = 1000, renderAhead = false }: ServiceOptions = {}) =>
     createRenderService({
       ...commandDeps,
       templates: readModels.templates,
@@ -126,6 +129,7 @@ export const createWorld = () => {
       urls,
       syncTimeoutMs,
       maxPendingSyncRenders: maxPending,
+      ...(renderAhead ? { renderAhead: renderSteps.renderAhead } : {}),
     });
 
   const captureService = ({ orchestrator: chosen = orchestrator, maxPending = 4, syncTimeoutMs = 1000 }: ServiceOptions = {}) =>

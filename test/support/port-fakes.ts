@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Clock, IdGenerator } from '../../application/ports/clock.js';
 import { resolveByteRange, type FileStorage } from '../../application/ports/file-storage.js';
-import type { Metrics, RenderKind, RenderMetricOutcome, WebhookAttemptOutcome } from '../../application/ports/metrics.js';
+import type { Metrics, RenderAheadOutcome, RenderKind, RenderMetricOutcome, WebhookAttemptOutcome } from '../../application/ports/metrics.js';
 import type { UrlGuard } from '../../application/ports/page-capture.js';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../application/ports/webhook-sender.js';
 import { validationError } from '../../domain/shared/errors.js';
@@ -100,16 +100,20 @@ export const urlGuard = (blockedHosts: readonly string[] = []): UrlGuard & { rea
 export interface RecordingMetrics extends Metrics {
   readonly renders: { readonly kind: RenderKind; readonly format: string; readonly outcome: RenderMetricOutcome }[];
   readonly webhookAttempts: WebhookAttemptOutcome[];
+  readonly rendersAhead: RenderAheadOutcome[];
 }
 
 export const recordingMetrics = (): RecordingMetrics => {
   const renders: RecordingMetrics['renders'] = [];
   const webhookAttempts: WebhookAttemptOutcome[] = [];
+  const rendersAhead: RenderAheadOutcome[] = [];
   return {
     renders,
     webhookAttempts,
+    rendersAhead,
     startRender: (labels) => (outcome) => void renders.push({ ...labels, outcome }),
     webhookAttempt: (outcome) => void webhookAttempts.push(outcome),
+    renderAheadEnded: (outcome) => void rendersAhead.push(outcome),
   };
 };
 

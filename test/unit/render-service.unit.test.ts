@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RenderInput } from '../../application/renders/request-render/render-input.js';
 import type { RenderRequested } from '../../domain/renders/render-events.js';
 import { DomainError, UnavailableError } from '../../domain/shared/errors.js';
@@ -301,5 +301,71 @@ describe('render service: how the render ended', () => {
     expect(last).toMatchObject({ type: 'RenderRequested', data: { spec: { templateId } } });
     expect(await world.typesOf((last?.data as { requestId: string }).requestId)).toEqual(['RenderRequested']);
     expect(account()?.creditsUsed).toBe(0);
+  });
+});
+
+describe('render service: a synchronous render begun ahead of its workflow (renders-ahead.ts)', () => {
+  const renderAhead = (input: Partial<RenderInput> = {}) =>
+    world.renderService({ orchestrator, renderAhead: true }).render(contextOf(), { template: templateId, data: { title: 'Ahead' }, cache: false, ...input });
+
+  it('begins the render once the request is recorded, whether or not its workflow ever runs', async () => {
+    orchestrator = createFakeOrchestrator();
+    orchestrator.endWith('timeout');
+
+    await expectDomainError(renderAhead(), 'unavailable');
+
+    await vi.waitFor(() => expect(world.engine.rendered).toHaveLength(1));
+    expect(world.engine.rendered[0]?.document.html).toContain('<h1>Ahead</h1>');
+  });
+
+  it('stores the render begun ahead: one render per request, charged and recorded by the workflow', async () => {
+    const answer = await renderAhead();
+
+    expect(world.engine.rendered).toHaveLength(1);
+    expect(world.metrics.rendersAhead).toEqual(['taken']);
+    expect((await world.storage.get(answer.storageKey ?? ''))?.toString()).toMatch(/^png:.*<h1>Ahead<\/h1>/);
+    expect(await world.typesOf(answer.requestId)).toEqual(['RenderRequested', 'RenderCompleted']);
+    expect(account()?.creditsUsed).toBe(1);
+  });
+
+  it('throws the render away when the workflow refuses the request before rendering (no credits left at the charge)', async () => {
+    const refusingCharge = createFakeOrchestrator({
+      steps: {
+        render: {
+          ...world.renderSteps,
+          charge: async () => {
+            throw new DomainError('payment_required', 'Not enough credits');
+          },
+        },
+      },
+    });
+    orchestrator = refusingCharge;
+
+    await expectDomainError(renderAhead(), 'payment_required');
+
+    expect(world.engine.rendered).toHaveLength(1);
+    expect(world.metrics.rendersAhead).toEqual(['unused']);
+    expect(world.storage.keys()).toEqual([]);
+  });
+
+  it('begins nothing for a render answered by webhook, a video, or a cache hit', async () => {
+    await renderAhead({ webhookUrl: 'https://hooks.example.com/renders' });
+    expect(world.engine.rendered).toHaveLength(1);
+    expect(world.metrics.rendersAhead).toEqual([]);
+
+    const cached = { data: { title: 'Twice' }, cache: true };
+    await renderAhead(cached);
+    await renderAhead(cached);
+    expect(world.engine.rendered).toHaveLength(2);
+    expect(world.metrics.rendersAhead).toEqual(['taken']);
+
+    // A video costs more than the account's 10 credits: another organization's, with plenty.
+    await world.given.account(OTHER_ORG, { credits: 1000 });
+    const videoTemplate = await world.given.template(OTHER_ORG, { editor: 'canvas-html', outputFormat: 'mp4' });
+    orchestrator.endWith('timeout');
+    const video = await world.renderService({ orchestrator, renderAhead: true }).render(contextOf(OTHER_ORG), { template: videoTemplate, duration: 1000 });
+    expect(video).toMatchObject({ status: 'pending' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(world.engine.rendered).toHaveLength(2);
   });
 });

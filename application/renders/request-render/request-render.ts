@@ -37,6 +37,11 @@ export interface RequestRenderDeps extends CommandDeps {
   readonly syncTimeoutMs: number;
   /** Synchronous renders waiting at once; one more is refused with 503 instead of queueing without bound. */
   readonly maxPendingSyncRenders: number;
+  /**
+   * Begins a recorded synchronous render in the process whose worker will run its workflow, while
+   * the workflow starts and charges (renders-ahead.ts); absent where this process renders nothing.
+   */
+  readonly renderAhead?: (request: RenderRequested['data']) => void;
 }
 
 /**
@@ -128,6 +133,7 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
       await startRecordedRequest(requestId, () => deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }));
       return { requestId, href, status: 'pending' };
     }
+    if (sync) deps.renderAhead?.(requested);
     await startRecordedRequest(requestId, () => deps.orchestrator.start({ requestId, webhook: !sync }));
     if (!sync) return { requestId, href };
 
