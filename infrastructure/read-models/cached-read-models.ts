@@ -1,4 +1,14 @@
-import type { AccountReadModel, AccountView, ApiKeyView, CachedFile, ResultReadModel, TemplateReadModel, TemplateView } from '../../application/ports/read-models.js';
+import type {
+  AccountReadModel,
+  AccountView,
+  ApiKeyView,
+  AssetReadModel,
+  CachedFile,
+  FontView,
+  ResultReadModel,
+  TemplateReadModel,
+  TemplateView,
+} from '../../application/ports/read-models.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { templateStream } from '../../domain/templates/template-events.js';
 import { accountRowChangedBy } from '../projections/accounts-projection.js';
@@ -83,5 +93,25 @@ export const cachedResultReadModel = (inner: ResultReadModel, feed: CommitFeed, 
     ...inner,
     // Cache keys are hashes over the organization among the rest; the organization in the key still keeps tenants apart by construction.
     findCached: (orgId, cacheKey) => files.get(`${orgId}:${cacheKey}`, () => inner.findCached(orgId, cacheKey)),
+  };
+};
+
+/**
+ * Every render declares its organization's uploaded fonts, and most organizations upload a font
+ * once: the list is cached by organization and evicted when the assets projection commits a font
+ * event of that organization's account stream, so a font uploaded or deleted shows in the next render.
+ */
+export const cachedAssetReadModel = (inner: AssetReadModel, feed: CommitFeed, max = 10_000): AssetReadModel => {
+  const fonts = createInvalidatingCache<FontView[]>(max);
+  feed.onCommitted('assets', (events) => {
+    for (const event of events) {
+      if ((event.type === 'FontUploaded' || event.type === 'FontDeleted') && event.streamName.startsWith(ACCOUNT_STREAM_PREFIX)) {
+        fonts.evict(event.streamName.slice(ACCOUNT_STREAM_PREFIX.length));
+      }
+    }
+  });
+  return {
+    ...inner,
+    listFonts: async (orgId) => (await fonts.get(orgId, () => inner.listFonts(orgId))) ?? [],
   };
 };

@@ -5,7 +5,7 @@ import { resolveDatabaseUrl } from '../../infrastructure/postgres/embedded-postg
 import { createProjectionSet } from '../../infrastructure/projections/projection-set.js';
 import { createAccountReadModel } from '../../infrastructure/read-models/account-read-model.js';
 import { createAssetReadModel } from '../../infrastructure/read-models/asset-read-model.js';
-import { cachedAccountReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../../infrastructure/read-models/cached-read-models.js';
+import { cachedAccountReadModel, cachedAssetReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../../infrastructure/read-models/cached-read-models.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
 import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../../infrastructure/read-models/template-read-model.js';
@@ -37,13 +37,13 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
 
 
   const results = createResultReadModel(orm);
-  // Keys, templates and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
+  // Keys, templates, fonts and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
   const readModels = {
     accounts: runProjections ? cachedAccountReadModel(createAccountReadModel(orm), projections) : createAccountReadModel(orm),
     templates: runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm),
     cachedResults: runProjections ? cachedResultReadModel(results, projections) : results,
     results,
-    assets: createAssetReadModel(orm),
+    assets: runProjections ? cachedAssetReadModel(createAssetReadModel(orm), projections) : createAssetReadModel(orm),
     signingKeys: createUrlSigningKeyReadModel(orm),
   };
 

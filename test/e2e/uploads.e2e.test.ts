@@ -120,6 +120,8 @@ describe('custom fonts', () => {
   const cssWith = (family: string) => `p{margin:8px;font:32px "${family}", "DejaVu Serif";color:#000}`;
 
   it('uploads a TTF as a CUSTOM font named by the form, counted in uploads.used, stored in the bucket', async () => {
+    // A render before the upload: the organization had no font then, and the next test's renders must find the one uploaded now.
+    await renderFile(app.apiKey, await htmlTemplate(app.apiKey, TEXT_HTML, cssWith('Brand Mono')));
     const before = await uploadsUsed();
     const bytes = await readFile(FONT_FILE);
     const response = await post('/api/v1/fonts', form({ file: fileBlob(bytes), family: 'Brand Mono' }));
