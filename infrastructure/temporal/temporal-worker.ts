@@ -55,9 +55,9 @@ export interface WorkflowSandboxOptions {
   readonly workflowStackTraces?: boolean;
 }
 
-/** The sandbox options of this process's workers: the cheapest the installed SDK allows. */
-export const workflowSandboxOptions = (warn: (message: string) => void): WorkflowSandboxOptions => {
-  if (sdkIsPatched()) return { isolateExecutionTimeout: Infinity, debugMode: true, workflowStackTraces: false };
+/** The sandbox options of this process's workers: the cheapest the installed SDK allows (`patched`: whether it carries the patch). */
+export const workflowSandboxOptions = (warn: (message: string) => void, patched = sdkIsPatched()): WorkflowSandboxOptions => {
+  if (patched) return { isolateExecutionTimeout: Infinity, debugMode: true, workflowStackTraces: false };
   warn('@temporalio/worker is not patched (patches/, npm install applies it): workflows run on a thread of their own, with a watchdog thread per call and a stack per promise');
   return { isolateExecutionTimeout: '5s' };
 };

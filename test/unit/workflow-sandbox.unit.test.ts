@@ -16,6 +16,13 @@ describe('the workflow sandbox of this install', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  it("keeps the SDK's own defaults on an install without the patch, and says so", () => {
+    const warn = vi.fn();
+    // Only the patch makes an infinite timeout mean no watchdog, and adds the option for stack traces.
+    expect(workflowSandboxOptions(warn, false)).toEqual({ isolateExecutionTimeout: '5s' });
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/not patched/));
+  });
+
   it('bounds every call it makes into node:vm through the patched timeout, none with a raw one (an SDK upgrade adding a call shows here)', () => {
     const source = readFileSync(createRequire(import.meta.url).resolve('@temporalio/worker/lib/workflow/reusable-vm.js'), 'utf8');
     const calls = source.match(/timeout: [^,\n]+/g) ?? [];
