@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { DomainEvent } from '../../domain/shared/events.js';
 import { concerns, foldBatch, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
-import type { Projection } from './projection.js';
+import { CHECKPOINTS } from './checkpoint-moves.js';
+import type { CheckpointMove, Projection } from './projection.js';
 
 /**
  * Runs a document projection on the read-model tables through MikroORM: a batch's rows are read
@@ -44,19 +45,51 @@ export const ormSource = (em: EntityManager): DocumentSource => {
  * build an entity per row and a statement per few hundred. It goes through MikroORM's Kysely, in
  * the same transaction, as a bound parameter: `em.execute` inlines parameters into the SQL text,
  * and escaping a batch's megabytes of JSON character by character cost more than writing them.
+ * `onlyIf` gates the rows on a condition of the statement they are part of.
  */
+const upsertOf = (em: EntityManager, { entity, upserts }: TableChanges, onlyIf = sql``) => {
+  const { columns, name, keyColumn } = tableOf(em, entity);
+  const list = columns.map(({ column }) => quote(column)).join(', ');
+  const updates = columns.filter(({ column }) => column !== keyColumn).map(({ column }) => `${quote(column)} = excluded.${quote(column)}`);
+  const rows = [...upserts.values()].map((row) => Object.fromEntries(columns.map(({ property, column }) => [column, (row as Record<string, unknown>)[property] ?? null])));
+  return sql`insert into ${sql.raw(`${name} (${list})`)} select ${sql.raw(list)} from json_populate_recordset(null::${sql.raw(name)}, ${JSON.stringify(rows)}::json) ${onlyIf}
+     on conflict (${sql.raw(quote(keyColumn))}) do ${sql.raw(updates.length > 0 ? `update set ${updates.join(', ')}` : 'nothing')}`;
+};
+
+/** The stored rows of these keys deleted, the keys given as JSON like the upserts' rows (so in the key column's own type). */
+const deleteOf = (em: EntityManager, { entity, deletes }: TableChanges, onlyIf = sql``) => {
+  const { name, keyColumn } = tableOf(em, entity);
+  const keys = JSON.stringify(deletes.map((key) => ({ [keyColumn]: key })));
+  return sql`delete from ${sql.raw(name)} as stored using json_populate_recordset(null::${sql.raw(name)}, ${keys}::json) as gone
+     where stored.${sql.raw(quote(keyColumn))} = gone.${sql.raw(quote(keyColumn))} ${onlyIf}`;
+};
+
 const write = async (em: EntityManager, changes: readonly TableChanges[]) => {
-  for (const { entity, upserts, deletes } of changes) {
-    const { primaryKey, columns, name, keyColumn } = tableOf(em, entity);
-    if (upserts.size > 0) {
-      const list = columns.map(({ column }) => quote(column)).join(', ');
-      const updates = columns.filter(({ column }) => column !== keyColumn).map(({ column }) => `${quote(column)} = excluded.${quote(column)}`);
-      const rows = [...upserts.values()].map((row) => Object.fromEntries(columns.map(({ property, column }) => [column, (row as Record<string, unknown>)[property] ?? null])));
-      await sql`insert into ${sql.raw(`${name} (${list})`)} select ${sql.raw(list)} from json_populate_recordset(null::${sql.raw(name)}, ${JSON.stringify(rows)}::json)
-         on conflict (${sql.raw(quote(keyColumn))}) do ${sql.raw(updates.length > 0 ? `update set ${updates.join(', ')}` : 'nothing')}`.execute(em.getKysely());
-    }
-    if (deletes.length > 0) await em.nativeDelete(entity, { [primaryKey]: { $in: [...deletes] } });
+  for (const change of changes) {
+    if (change.upserts.size > 0) await upsertOf(em, change).execute(em.getKysely());
+    if (change.deletes.length > 0) await deleteOf(em, change).execute(em.getKysely());
   }
+};
+
+/**
+ * The batch's rows and its checkpoint's move in one statement, which changes nothing unless the
+ * checkpoint still stands at `from`: then nobody applied anything since the rows were read, so
+ * they are what the batch was folded from. The checkpoint's row is named first, so the statement
+ * waits behind a runner or a rebuild that holds it, and sees where they left it. True when it wrote.
+ */
+const writeIfCheckpointAt = async (em: EntityManager, changes: readonly TableChanges[], { name, from, to }: CheckpointMove): Promise<boolean> => {
+  const moved = sql`exists (select from moved)`;
+  const steps = changes.flatMap((change) => [
+    ...(change.upserts.size > 0 ? [upsertOf(em, change, sql`where ${moved}`)] : []),
+    ...(change.deletes.length > 0 ? [deleteOf(em, change, sql`and ${moved}`)] : []),
+  ]);
+  const { rows } = await sql<{ moved: number }>`with moved as (update ${CHECKPOINTS} set position = ${to} where name = ${name} and position = ${from} returning 1)
+    ${sql.join(
+      steps.map((step, index) => sql`, ${sql.raw(`step${index}`)} as (${step})`),
+      sql``,
+    )}
+    select count(*)::int as moved from moved`.execute(em.getKysely());
+  return rows[0]?.moved === 1;
 };
 
 export const documentStore = <E extends DomainEvent>(projection: DocumentProjection<E>): Projection => ({
@@ -64,6 +97,9 @@ export const documentStore = <E extends DomainEvent>(projection: DocumentProject
   handles: (event) => concerns(projection, event),
   async apply(em, events) {
     await write(em, await foldBatch(projection, events, ormSource(em)));
+  },
+  async applyIfCheckpointAt(em, events, move) {
+    return writeIfCheckpointAt(em, await foldBatch(projection, events, ormSource(em)), move);
   },
   document: projection,
 });

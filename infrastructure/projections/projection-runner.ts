@@ -89,6 +89,27 @@ export const createProjectionRunner = ({
    * so two runners of the same projection (two service instances) serialize and neither applies an
    * event twice: events at or below the locked checkpoint are skipped.
    */
+  const applyLocked = (events: readonly RecordedEvent[], last: number) =>
+    orm.em.fork().transactional(async (em) => {
+      const before = await lockAndAdvanceCheckpoint(em, projection.name, last);
+      const unapplied = events.filter((event) => event.position > before);
+      if (unapplied.length > 0) await projection.apply(em, unapplied);
+      return Math.max(before, last);
+    });
+
+  /**
+   * The common case, where this runner is the one that moves its checkpoint: the batch's rows are
+   * read as they stand and written in one statement with the checkpoint's move, which takes effect
+   * only if the checkpoint is still where this runner left it. Two round trips or three instead of
+   * the transaction's five to seven, on the path of every answer that waits for the read models.
+   * When another instance moved it meanwhile, nothing was written, and the locked transaction decides.
+   */
+  const applyWhereLeft = async (events: readonly RecordedEvent[], last: number): Promise<boolean> => {
+    if (!projection.applyIfCheckpointAt) return false;
+    const unapplied = events.filter((event) => event.position > applied);
+    return projection.applyIfCheckpointAt(orm.em.fork(), unapplied, { name: projection.name, from: applied, to: last });
+  };
+
   const applyBatch = async (events: readonly RecordedEvent[]) => {
     const last = events.at(-1);
     if (!last) return;
@@ -99,12 +120,7 @@ export const createProjectionRunner = ({
       advanceTo(last.position);
       return;
     }
-    const reached = await orm.em.fork().transactional(async (em) => {
-      const before = await lockAndAdvanceCheckpoint(em, projection.name, last.position);
-      const unapplied = events.filter((event) => event.position > before);
-      if (unapplied.length > 0) await projection.apply(em, unapplied);
-      return Math.max(before, last.position);
-    });
+    const reached = (await applyWhereLeft(events, last.position)) ? last.position : await applyLocked(events, last.position);
     onCommitted?.(events);
     advanceTo(reached);
   };

@@ -8,6 +8,12 @@ import type { DocumentProjection } from './document-projection.js';
  * projections (document-projection.ts) turned into one of these by `documentStore`; tests use the
  * hook directly to watch what the runner does.
  */
+export interface CheckpointMove {
+  readonly name: string;
+  readonly from: number;
+  readonly to: number;
+}
+
 export interface Projection {
   readonly name: string;
   /**
@@ -16,6 +22,12 @@ export interface Projection {
    */
   handles?(event: RecordedEvent): boolean;
   apply(em: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Applies a batch outside any transaction, reading rows as they stand, and moves the checkpoint
+   * from `move.from` to `move.to` in the same statement as the writes, which takes effect only if
+   * the checkpoint still stands at `from`; false when it had moved (and nothing was written).
+   */
+  applyIfCheckpointAt?(em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<boolean>;
   /**
    * The pure folds `apply` runs, when it has them: a rebuild then folds the whole log in memory
    * and writes each table once, instead of applying batch after batch to the tables.

@@ -746,3 +746,47 @@ describe('two service instances projecting the same database at once', () => {
     expect(rebuiltCheckpoints).toEqual(togetherCheckpoints?.filter((row) => row.name !== 'spec-counting'));
   });
 });
+
+describe('a batch written where its runner left the checkpoint (applyIfCheckpointAt)', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore();
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  const creditsUsed = async (orgId: string) => (await store.sql.query('select credits_used from accounts where org_id = $1', [orgId])).rows[0]?.credits_used;
+  const checkpointOf = async (name: string) => Number((await store.sql.query('select position from projection_checkpoints where name = $1', [name])).rows[0]?.position);
+
+  it('writes the rows with the checkpoint only while the checkpoint stands where the batch was read from, so no batch lands twice', async () => {
+    const accounts = allProjections.find((projection) => projection.name === 'accounts');
+    if (!accounts?.applyIfCheckpointAt) throw new Error('the accounts projection writes no batch at its checkpoint');
+    const orgId = `gated-${randomUUID()}`;
+    await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'AccountOpened', data: { orgId, name: 'Gated', plan: plan(), openedAt: at(0) } })]);
+    // Projected by a set that then stops: the checkpoint stands at the end of the log.
+    const set = createProjectionSet({ orm: store.orm, eventStore: store.eventStore, logger }, [accounts]);
+    await set.start();
+    await set.stop();
+    const left = await lastPosition(store.sql);
+    expect(await checkpointOf('accounts')).toBe(left);
+
+    const charged = await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'CreditsCharged', data: { requestId: 'gated-1', amount: 3, chargedAt: at(1) } })]);
+    const batch = await store.eventStore.readAll({ after: left, limit: 10 });
+    const apply = (from: number) => accounts.applyIfCheckpointAt!(store.orm.em.fork(), batch, { name: 'accounts', from, to: charged });
+
+    // Read from a checkpoint that is not where it stands (another instance moved it): nothing is written.
+    expect(await apply(left - 1)).toBe(false);
+    expect(await creditsUsed(orgId)).toBe(0);
+    expect(await checkpointOf('accounts')).toBe(left);
+
+    expect(await apply(left)).toBe(true);
+    expect(await creditsUsed(orgId)).toBe(3);
+    expect(await checkpointOf('accounts')).toBe(charged);
+
+    // The same batch again, as from a runner that lost the race for it: it does not land twice.
+    expect(await apply(left)).toBe(false);
+    expect(await creditsUsed(orgId)).toBe(3);
+    expect(await checkpointOf('accounts')).toBe(charged);
+  });
+});
