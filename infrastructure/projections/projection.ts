@@ -2,18 +2,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
 import type { DocumentProjection } from './document-projection.js';
 
-/**
- * What a projection runner runs: a batch of events applied inside the runner's transaction, beside
- * the checkpoint write (emmett's `handle(events, context)`). The read models are document
- * projections (document-projection.ts) turned into one of these by `documentStore`; tests use the
- * hook directly to watch what the runner does.
- */
+/** A checkpoint moved from where a runner left it to a batch's last position. */
 export interface CheckpointMove {
   readonly name: string;
   readonly from: number;
   readonly to: number;
 }
 
+/**
+ * What a projection runner runs: a batch of events applied inside the runner's transaction, beside
+ * the checkpoint write (emmett's `handle(events, context)`). The read models are document
+ * projections (document-projection.ts) turned into one of these by `documentStore`; tests use the
+ * hook directly to watch what the runner does.
+ */
 export interface Projection {
   readonly name: string;
   /**
