@@ -1,5 +1,5 @@
 import { orgIdOfStream } from '../../domain/accounts/account-events.js';
-import type { AssetEvent } from '../../domain/accounts/asset-events.js';
+import type { AssetEvent, FontDeleted, FontUploaded } from '../../domain/accounts/asset-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { FontRow, UploadRow } from '../read-models/entities.js';
 import { fold, type DocumentProjection } from './document-projection.js';
@@ -44,13 +44,19 @@ export const evolveUploadRow = (row: UploadRow | null, event: RecordedEvent<Asse
 };
 
 /** The organizations' uploaded fonts and images, which renders look up and the API lists. */
+const changesFonts = (event: RecordedEvent<AssetEvent>): event is RecordedEvent<FontUploaded | FontDeleted> =>
+  event.type === 'FontUploaded' || event.type === 'FontDeleted';
+
+/** The organization whose list of fonts the event changes, if any: what a cache of those lists evicts. */
+export const fontListChangedBy = (event: RecordedEvent): string | null => (isAssetEvent(event) && changesFonts(event) ? orgOf(event) : null);
+
 export const assetsProjection: DocumentProjection<AssetEvent> = {
   name: 'assets',
   canHandle: isAssetEvent,
   folds: [
     fold<AssetEvent, FontRow>({
       entity: FontRow,
-      documents: (event) => (event.type === 'FontUploaded' || event.type === 'FontDeleted' ? [event.data.fontId] : []),
+      documents: (event) => (changesFonts(event) ? [event.data.fontId] : []),
       evolve: evolveFontRow,
     }),
     fold<AssetEvent, UploadRow>({

@@ -12,6 +12,7 @@ import type {
 import { accountStream } from '../../domain/accounts/account-events.js';
 import { templateStream } from '../../domain/templates/template-events.js';
 import { accountRowChangedBy } from '../projections/accounts-projection.js';
+import { fontListChangedBy } from '../projections/assets-projection.js';
 import type { CommitListener } from '../projections/projection-set.js';
 import { createInvalidatingCache } from './invalidating-cache.js';
 
@@ -105,9 +106,8 @@ export const cachedAssetReadModel = (inner: AssetReadModel, feed: CommitFeed, ma
   const fonts = createInvalidatingCache<FontView[]>(max);
   feed.onCommitted('assets', (events) => {
     for (const event of events) {
-      if ((event.type === 'FontUploaded' || event.type === 'FontDeleted') && event.streamName.startsWith(ACCOUNT_STREAM_PREFIX)) {
-        fonts.evict(event.streamName.slice(ACCOUNT_STREAM_PREFIX.length));
-      }
+      const orgId = fontListChangedBy(event);
+      if (orgId !== null) fonts.evict(orgId);
     }
   });
   return {

@@ -82,6 +82,8 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
   // The worker and then the pool each get a share of the shutdown budget, so stopping ends in time
   // even while a render hangs; the process exits hard when the whole budget is spent anyway.
   const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
+  // Renders the pool runs and queues at once: the line that renders begun ahead and render activities may fill.
+  const renderLine = config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX;
   const egress = await startEgressProxy({ policy: hostPolicy, logger });
   lifetime.defer(() => egress.close());
   // Every page, whichever pool it is in, is confined the same way and reaches the network only through the proxy.
@@ -121,8 +123,8 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     metrics: options.metrics.metrics,
     assets: readModels.assets,
     outcomes: options.outcomes,
-    // As many as the pool renders and queues: a render begun ahead holds its place in that line.
-    maxRendersAhead: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
+    // A render begun ahead holds its place in that line.
+    maxRendersAhead: renderLine,
   });
   const videoSteps = createVideoSteps({
     ...commandDeps,
@@ -169,7 +171,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     workflows: options.workflowBundle,
     // Enough that renders of every organization reach the pool's fair queue instead of waiting
     // in Temporal's first-come line behind one organization's flood.
-    maxConcurrentActivities: config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX,
+    maxConcurrentActivities: renderLine,
     shutdownWithinMs: shutdownShareMs,
     metricsBindAddress: temporalMetricsAddress(config),
     workflowSpans: options.workflowSpans,
