@@ -1,10 +1,11 @@
 import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import type { DomainEvent } from '../../domain/shared/events.js';
+import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
 import { concerns, foldBatch, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
 import { CHECKPOINTS } from './checkpoint-moves.js';
 import type { CheckpointMove, Projection } from './projection.js';
+import { createRememberedRows } from './remembered-rows.js';
 
 /**
  * Runs a document projection on the read-model tables through MikroORM: a batch's rows are read
@@ -75,21 +76,55 @@ const write = async (em: EntityManager, changes: readonly TableChanges[]) => {
  * The batch's rows and its checkpoint's move in one statement, which changes nothing unless the
  * checkpoint still stands at `from`: then nobody applied anything since the rows were read, so
  * they are what the batch was folded from. The checkpoint's row is named first, so the statement
- * waits behind a runner or a rebuild that holds it, and sees where they left it. True when it wrote.
+ * waits behind a runner or a rebuild that holds it, and sees where they left it. With `table`, the
+ * checkpoint must also still be a row of that table (its `tableoid`): a rebuild's swap brings in
+ * tables of its own, checkpoints included, possibly at the very position this runner left. Returns
+ * the checkpoint table's oid when it wrote, null when it did not.
  */
-const writeIfCheckpointAt = async (em: EntityManager, changes: readonly TableChanges[], { name, from, to }: CheckpointMove): Promise<boolean> => {
+const writeIfCheckpointAt = async (em: EntityManager, changes: readonly TableChanges[], { name, from, to }: CheckpointMove, table: string | null): Promise<string | null> => {
   const moved = sql`exists (select from moved)`;
   const steps = changes.flatMap((change) => [
     ...(change.upserts.size > 0 ? [upsertOf(em, change, sql`where ${moved}`)] : []),
     ...(change.deletes.length > 0 ? [deleteOf(em, change, sql`and ${moved}`)] : []),
   ]);
-  const { rows } = await sql<{ moved: number }>`with moved as (update ${CHECKPOINTS} set position = ${to} where name = ${name} and position = ${from} returning 1)
+  const sameTable = table === null ? sql`` : sql`and tableoid = ${table}::oid`;
+  const { rows } = await sql<{ table: string }>`with moved as (update ${CHECKPOINTS} set position = ${to} where name = ${name} and position = ${from} ${sameTable} returning tableoid::text as table)
     ${sql.join(
       steps.map((step, index) => sql`, ${sql.raw(`step${index}`)} as (${step})`),
       sql``,
     )}
-    select count(*)::int as moved from moved`.execute(em.getKysely());
-  return rows[0]?.moved === 1;
+    select "table" from moved`.execute(em.getKysely());
+  return rows[0]?.table ?? null;
+};
+
+/**
+ * One runner's batches written where it left the checkpoint (see writeIfCheckpointAt), folded from
+ * the rows its earlier batches read and wrote (remembered-rows.ts) while the checkpoint stays where
+ * it left it, in the table it left it in. Whenever it does not (another instance applied, a swap
+ * came), or a write's outcome is unknown, the rows are forgotten and read afresh.
+ */
+const applierAtCheckpoint = <E extends DomainEvent>(projection: DocumentProjection<E>) => {
+  const remembered = createRememberedRows();
+  /** The checkpoint table the remembered rows belong with; null while nothing is remembered. */
+  let table: string | null = null;
+  return async (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<boolean> => {
+    try {
+      const changes = await foldBatch(projection, events, remembered.readingThrough(ormSource(em)));
+      const written = await writeIfCheckpointAt(em, changes, move, table);
+      if (written === null) {
+        remembered.forget();
+        table = null;
+        return false;
+      }
+      remembered.rememberBatch(changes);
+      table = written;
+      return true;
+    } catch (error) {
+      remembered.forget();
+      table = null;
+      throw error;
+    }
+  };
 };
 
 export const documentStore = <E extends DomainEvent>(projection: DocumentProjection<E>): Projection => ({
@@ -98,8 +133,6 @@ export const documentStore = <E extends DomainEvent>(projection: DocumentProject
   async apply(em, events) {
     await write(em, await foldBatch(projection, events, ormSource(em)));
   },
-  async applyIfCheckpointAt(em, events, move) {
-    return writeIfCheckpointAt(em, await foldBatch(projection, events, ormSource(em)), move);
-  },
+  applierAtCheckpoint: () => applierAtCheckpoint(projection),
   document: projection,
 });

@@ -5,7 +5,7 @@ import type { EventStore, Subscription } from '../../application/ports/event-sto
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
 import { CHECKPOINTS, createCheckpointMoves, type MoveCheckpoint } from './checkpoint-moves.js';
-import type { Projection } from './projection.js';
+import type { ApplyAtCheckpoint, Projection } from './projection.js';
 
 /** Checkpoint value of a projection that has applied nothing yet. */
 const NOTHING_APPLIED = -1;
@@ -70,6 +70,7 @@ export const createProjectionRunner = ({
   let applied = NOTHING_APPLIED;
   let live = false;
   let subscription: Subscription | null = null;
+  let applyAtCheckpoint: ApplyAtCheckpoint | undefined;
   const waiters = new Set<{ position: number; resolve: (reached: boolean) => void }>();
 
   const concerns = (event: RecordedEvent) => projection.handles?.(event) ?? true;
@@ -99,15 +100,16 @@ export const createProjectionRunner = ({
 
   /**
    * The common case, where this runner is the one that moves its checkpoint: the batch's rows are
-   * read as they stand and written in one statement with the checkpoint's move, which takes effect
-   * only if the checkpoint is still where this runner left it. Two round trips or three instead of
-   * the transaction's five to seven, on the path of every answer that waits for the read models.
-   * When another instance moved it meanwhile, nothing was written, and the locked transaction decides.
+   * folded from what its last batches left (or read as they stand) and written in one statement with
+   * the checkpoint's move, which takes effect only if the checkpoint is still where this runner left
+   * it. One round trip, or two or three, instead of the transaction's five to seven, on the path of
+   * every answer that waits for the read models. When another instance moved it meanwhile, nothing
+   * was written, and the locked transaction decides.
    */
   const applyWhereLeft = async (events: readonly RecordedEvent[], last: number): Promise<boolean> => {
-    if (!projection.applyIfCheckpointAt) return false;
+    if (!applyAtCheckpoint) return false;
     const unapplied = events.filter((event) => event.position > applied);
-    return projection.applyIfCheckpointAt(orm.em.fork(), unapplied, { name: projection.name, from: applied, to: last });
+    return applyAtCheckpoint(orm.em.fork(), unapplied, { name: projection.name, from: applied, to: last });
   };
 
   const applyBatch = async (events: readonly RecordedEvent[]) => {
@@ -177,6 +179,8 @@ export const createProjectionRunner = ({
     name: projection.name,
     async start() {
       stopped = false;
+      // Made afresh at each start: rows remembered before a stop may have changed meanwhile.
+      applyAtCheckpoint = projection.applierAtCheckpoint?.();
       advanceTo(await loadCheckpoint());
       await catchUp();
       follow();

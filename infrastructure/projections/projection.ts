@@ -9,6 +9,9 @@ export interface CheckpointMove {
   readonly to: number;
 }
 
+/** Applies a batch where the runner left its checkpoint and moves it, or writes nothing and answers false (see Projection). */
+export type ApplyAtCheckpoint = (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove) => Promise<boolean>;
+
 /**
  * What a projection runner runs: a batch of events applied inside the runner's transaction, beside
  * the checkpoint write (emmett's `handle(events, context)`). The read models are document
@@ -24,11 +27,12 @@ export interface Projection {
   handles?(event: RecordedEvent): boolean;
   apply(em: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
   /**
-   * Applies a batch outside any transaction, reading rows as they stand, and moves the checkpoint
-   * from `move.from` to `move.to` in the same statement as the writes, which takes effect only if
-   * the checkpoint still stands at `from`; false when it had moved (and nothing was written).
+   * A runner's own way to apply a batch outside any transaction, reading rows as they stand (or as
+   * its earlier batches left them), and to move the checkpoint from `move.from` to `move.to` in the
+   * same statement as the writes, which takes effect only if the checkpoint still stands at `from`;
+   * false when it had moved (and nothing was written). One per runner: it may remember rows.
    */
-  applyIfCheckpointAt?(em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<boolean>;
+  applierAtCheckpoint?(): ApplyAtCheckpoint;
   /**
    * The pure folds `apply` runs, when it has them: a rebuild then folds the whole log in memory
    * and writes each table once, instead of applying batch after batch to the tables.

@@ -14,7 +14,8 @@ import { templateStream, type TemplateCreated, type TemplateEvent } from '../../
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
-import type { Projection } from '../../infrastructure/projections/projection.js';
+import type { ApplyAtCheckpoint, Projection } from '../../infrastructure/projections/projection.js';
+import { createRebuilder } from '../../infrastructure/projections/rebuild.js';
 import { createProjectionRunner } from '../../infrastructure/projections/projection-runner.js';
 import { allProjections, createProjectionSet, type ProjectionSet } from '../../infrastructure/projections/projection-set.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
@@ -747,7 +748,7 @@ describe('two service instances projecting the same database at once', () => {
   });
 });
 
-describe('a batch written where its runner left the checkpoint (applyIfCheckpointAt)', () => {
+describe('a batch written where its runner left the checkpoint (applierAtCheckpoint)', () => {
   let store: Store;
   beforeAll(async () => {
     store = await openStore();
@@ -761,7 +762,8 @@ describe('a batch written where its runner left the checkpoint (applyIfCheckpoin
 
   it('writes the rows with the checkpoint only while the checkpoint stands where the batch was read from, so no batch lands twice', async () => {
     const accounts = allProjections.find((projection) => projection.name === 'accounts');
-    if (!accounts?.applyIfCheckpointAt) throw new Error('the accounts projection writes no batch at its checkpoint');
+    const applyAtCheckpoint = accounts?.applierAtCheckpoint?.();
+    if (!accounts || !applyAtCheckpoint) throw new Error('the accounts projection writes no batch at its checkpoint');
     const orgId = `gated-${randomUUID()}`;
     await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'AccountOpened', data: { orgId, name: 'Gated', plan: plan(), openedAt: at(0) } })]);
     // Projected by a set that then stops: the checkpoint stands at the end of the log.
@@ -773,7 +775,7 @@ describe('a batch written where its runner left the checkpoint (applyIfCheckpoin
 
     const charged = await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'CreditsCharged', data: { requestId: 'gated-1', amount: 3, chargedAt: at(1) } })]);
     const batch = await store.eventStore.readAll({ after: left, limit: 10 });
-    const apply = (from: number) => accounts.applyIfCheckpointAt!(store.orm.em.fork(), batch, { name: 'accounts', from, to: charged });
+    const apply = (from: number) => applyAtCheckpoint(store.orm.em.fork(), batch, { name: 'accounts', from, to: charged });
 
     // Read from a checkpoint that is not where it stands (another instance moved it): nothing is written.
     expect(await apply(left - 1)).toBe(false);
@@ -788,5 +790,62 @@ describe('a batch written where its runner left the checkpoint (applyIfCheckpoin
     expect(await apply(left)).toBe(false);
     expect(await creditsUsed(orgId)).toBe(3);
     expect(await checkpointOf('accounts')).toBe(charged);
+  });
+
+  /** An organization's account projected by a set that then stops, with the checkpoint at the end of the log. */
+  const projectedAccount = async () => {
+    const accounts = allProjections.find((projection) => projection.name === 'accounts');
+    if (!accounts?.applierAtCheckpoint) throw new Error('the accounts projection writes no batch at its checkpoint');
+    const orgId = `remembered-${randomUUID()}`;
+    await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'AccountOpened', data: { orgId, name: 'Remembered', plan: plan(), openedAt: at(0) } })]);
+    const set = createProjectionSet({ orm: store.orm, eventStore: store.eventStore, logger }, [accounts]);
+    await set.start();
+    await set.stop();
+    return { orgId, applier: () => accounts.applierAtCheckpoint!(), left: await lastPosition(store.sql) };
+  };
+  /** Appends a charge and applies it from `from` with `apply`; its position and whether it was written. */
+  const charge = async (apply: ApplyAtCheckpoint, orgId: string, from: number, amount: number) => {
+    const to = await appendAll(store.eventStore, orgId, [onAccount(orgId, { type: 'CreditsCharged', data: { requestId: randomUUID(), amount, chargedAt: at(1) } })]);
+    const batch = await store.eventStore.readAll({ after: from, limit: 10 });
+    return { to, written: await apply(store.orm.em.fork(), batch, { name: 'accounts', from, to }) };
+  };
+  const nameOf = async (orgId: string) => (await store.sql.query('select name from accounts where org_id = $1', [orgId])).rows[0]?.name;
+
+  it('folds the next batch from the rows its last batch wrote, without reading them back, while the checkpoint stays where it left it', async () => {
+    const { orgId, applier, left } = await projectedAccount();
+    const apply = applier();
+    const first = await charge(apply, orgId, left, 2);
+    expect(first.written).toBe(true);
+    // Changed behind the runner's back (no runner writes without moving the checkpoint): the next batch does not see it...
+    await store.sql.query("update accounts set name = 'Changed behind its back' where org_id = $1", [orgId]);
+    const second = await charge(apply, orgId, first.to, 3);
+    expect(second.written).toBe(true);
+    expect(await creditsUsed(orgId)).toBe(5);
+    // ...because it wrote the row it remembered.
+    expect(await nameOf(orgId)).toBe('Remembered');
+    // A runner that remembers nothing reads the row as it stands.
+    await store.sql.query("update accounts set name = 'Changed behind its back' where org_id = $1", [orgId]);
+    expect((await charge(applier(), orgId, second.to, 1)).written).toBe(true);
+    expect(await nameOf(orgId)).toBe('Changed behind its back');
+    expect(await creditsUsed(orgId)).toBe(6);
+  });
+
+  it('forgets its rows once a rebuild swapped in tables of its own, even with the checkpoint at the same position', async () => {
+    const { orgId, applier, left } = await projectedAccount();
+    const apply = applier();
+    const first = await charge(apply, orgId, left, 2);
+    expect(first.written).toBe(true);
+    await createRebuilder({ orm: store.orm, databaseUrl: store.url, eventStore: store.eventStore, logger }).swap();
+    expect(await checkpointOf('accounts')).toBe(first.to);
+    // The rebuilt row, changed so that a write from the remembered row would show.
+    await store.sql.query("update accounts set name = 'Rebuilt' where org_id = $1", [orgId]);
+    const refused = await charge(apply, orgId, first.to, 3);
+    expect(refused.written).toBe(false);
+    expect(await creditsUsed(orgId)).toBe(2);
+    // Having forgotten, it reads the swapped-in row and goes on from there.
+    const batch = await store.eventStore.readAll({ after: first.to, limit: 10 });
+    expect(await apply(store.orm.em.fork(), batch, { name: 'accounts', from: first.to, to: refused.to })).toBe(true);
+    expect(await creditsUsed(orgId)).toBe(5);
+    expect(await nameOf(orgId)).toBe('Rebuilt');
   });
 });
