@@ -28,8 +28,11 @@ export const createRenderActivities = (steps: RenderSteps) => ({
   chargeCredits: ({ requestId }: RenderRef) => translated(() => steps.charge(requestId)),
   refundCredits: ({ requestId }: RenderRef) => translated(() => steps.refund(requestId)),
   produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => heartbeating(() => translated(() => steps.produce(requestId))),
-  /** As a local activity, which cannot heartbeat: the workflow task's own timeout notices a lost worker. */
-  produceRenderNow: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produce(requestId)),
+  /**
+   * As a local activity, which cannot heartbeat: the workflow task's own timeout notices a lost
+   * worker. It records the completion too, so the client that waits hears of it a step earlier.
+   */
+  produceRenderNow: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produceNow(requestId)),
   recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),
   /** The whole failed outcome: a caller waiting in this process is told it as Temporal would tell it. */
   recordFailure: ({ requestId, ...failure }: RenderRef & FailedOutcome) => translated(() => steps.fail(requestId, failure)),

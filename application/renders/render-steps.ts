@@ -140,6 +140,27 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   };
 
   const ahead = createRendersAhead<RenderedFile>({ capacity: deps.maxRendersAhead ?? 0, keepMs: RENDER_AHEAD_KEPT_MS, ended: deps.metrics.renderAheadEnded });
+  /** Log positions of completions recorded by `produceNow`, for the workflow's own recording step to find without a read. */
+  const recordedEarly = new Map<string, number>();
+
+  /** Renders the pinned template with the request's data (or takes the render begun ahead) and stores the file. */
+  const produce = async (requestId: string): Promise<StoredFile> => {
+    const request = await loadRequest(requestId);
+    return storeFile(deps.storage, request, request.spec.fileName, await (ahead.take(requestId) ?? renderOf(request)));
+  };
+
+  /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
+  const complete = async (requestId: string, file: StoredFile) => {
+    const early = recordedEarly.get(requestId);
+    if (early !== undefined) {
+      recordedEarly.delete(requestId);
+      return early;
+    }
+    const { position, recorded } = await completeRender(deps, await loadAccepted(requestId), file);
+    loadAccepted.forget(requestId);
+    if (recorded) deps.outcomes?.recorded(requestId, { status: 'done', file, position });
+    return position;
+  };
 
   return {
     loadRequest,
@@ -160,19 +181,29 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
      */
     renderAhead: (request: RenderRequested['data']) => ahead.begin(request.requestId, () => renderOf(request)),
 
-    /** Renders the pinned template with the request's data (or takes the render begun ahead) and stores the file. */
-    async produce(requestId: string): Promise<StoredFile> {
-      const request = await loadRequest(requestId);
-      return storeFile(deps.storage, request, request.spec.fileName, await (ahead.take(requestId) ?? renderOf(request)));
+    produce,
+
+    /**
+     * `produce`, then the completion recorded at once, for a client that waits: it hears of its file
+     * a workflow turn earlier (the local activity's result back to the workflow, the recording step
+     * scheduled and run: ~3 ms at one client). The workflow records the completion as it always does,
+     * and finds it recorded. Recording here only comes early: the charge came before (the workflow
+     * charges before it produces), and a failure to record is left to the workflow's own step.
+     */
+    async produceNow(requestId: string): Promise<StoredFile> {
+      const file = await produce(requestId);
+      try {
+        const position = await complete(requestId, file);
+        if (position !== null) recordedEarly.set(requestId, position);
+        // Bounded for workflows whose recording step runs elsewhere (a worker lost in between).
+        if (recordedEarly.size > ACCEPTED_REQUESTS_KEPT) recordedEarly.delete(recordedEarly.keys().next().value as string);
+      } catch {
+        // The workflow's recording step retries it, and fails the workflow if it cannot.
+      }
+      return file;
     },
 
-    /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
-    complete: async (requestId: string, file: StoredFile) => {
-      const { position, recorded } = await completeRender(deps, await loadAccepted(requestId), file);
-      loadAccepted.forget(requestId);
-      if (recorded) deps.outcomes?.recorded(requestId, { status: 'done', file, position });
-      return position;
-    },
+    complete,
 
     /** Records the failure's reason; a caller waiting in this process hears the whole of it. Returns its log position. */
     fail: async (requestId: string, failure: FailedOutcome) => {

@@ -5,6 +5,7 @@ import type { EventStore, Subscription } from '../../application/ports/event-sto
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
 import { CHECKPOINTS, createCheckpointMoves, type MoveCheckpoint } from './checkpoint-moves.js';
+import type { TableChanges } from './document-projection.js';
 import type { ApplyAtCheckpoint, Projection } from './projection.js';
 
 /** Checkpoint value of a projection that has applied nothing yet. */
@@ -19,9 +20,10 @@ export interface ProjectionRunnerOptions {
   readonly batchSize?: number;
   /**
    * Told of every batch once its transaction committed, whichever instance applied it: in-process
-   * caches of read-model rows evict what changed.
+   * caches of read-model rows evict what changed, or take the rows as this runner wrote them (null
+   * when it does not know them: written by the locked transaction, or by another instance).
    */
-  readonly onCommitted?: (events: readonly RecordedEvent[]) => void;
+  readonly onCommitted?: (events: readonly RecordedEvent[], written: readonly TableChanges[] | null) => void;
   /** How a batch with nothing to apply moves the checkpoint; the runners of a set share one, which writes their moves together. */
   readonly moveCheckpoint?: MoveCheckpoint;
 }
@@ -106,8 +108,8 @@ export const createProjectionRunner = ({
    * every answer that waits for the read models. When another instance moved it meanwhile, nothing
    * was written, and the locked transaction decides.
    */
-  const applyWhereLeft = async (events: readonly RecordedEvent[], last: number): Promise<boolean> => {
-    if (!applyAtCheckpoint) return false;
+  const applyWhereLeft = async (events: readonly RecordedEvent[], last: number): Promise<readonly TableChanges[] | null> => {
+    if (!applyAtCheckpoint) return null;
     const unapplied = events.filter((event) => event.position > applied);
     return applyAtCheckpoint(orm.em.fork(), unapplied, { name: projection.name, from: applied, to: last });
   };
@@ -122,8 +124,9 @@ export const createProjectionRunner = ({
       advanceTo(last.position);
       return;
     }
-    const reached = (await applyWhereLeft(events, last.position)) ? last.position : await applyLocked(events, last.position);
-    onCommitted?.(events);
+    const written = await applyWhereLeft(events, last.position);
+    const reached = written ? last.position : await applyLocked(events, last.position);
+    onCommitted?.(events, written);
     advanceTo(reached);
   };
 

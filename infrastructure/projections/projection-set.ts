@@ -7,6 +7,7 @@ import { accountsProjection } from './accounts-projection.js';
 import { assetsProjection } from './assets-projection.js';
 import { createCheckpointMoves } from './checkpoint-moves.js';
 import { documentStore } from './document-store.js';
+import type { TableChanges } from './document-projection.js';
 import type { Projection } from './projection.js';
 import { createProjectionRunner, type ProjectionRunner } from './projection-runner.js';
 import { resultsProjection } from './results-projection.js';
@@ -26,7 +27,8 @@ export interface ProjectionSet extends ProjectionProgress {
   onCommitted(projection: string, listener: CommitListener): void;
 }
 
-export type CommitListener = (events: readonly RecordedEvent[]) => void;
+/** A committed batch's events, and the rows this process wrote for it when it knows them. */
+export type CommitListener = (events: readonly RecordedEvent[], written: readonly TableChanges[] | null) => void;
 
 export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStore; logger: Logger }, projections = allProjections): ProjectionSet => {
   const listeners = new Map<string, CommitListener[]>();
@@ -36,8 +38,8 @@ export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStor
       ...deps,
       projection,
       moveCheckpoint,
-      onCommitted: (events) => {
-        for (const listener of listeners.get(projection.name) ?? []) listener(events);
+      onCommitted: (events, written) => {
+        for (const listener of listeners.get(projection.name) ?? []) listener(events, written);
       },
     }),
   );

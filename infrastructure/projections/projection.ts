@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import type { DocumentProjection } from './document-projection.js';
+import type { DocumentProjection, TableChanges } from './document-projection.js';
 
 /** A checkpoint moved from where a runner left it to a batch's last position. */
 export interface CheckpointMove {
@@ -9,8 +9,11 @@ export interface CheckpointMove {
   readonly to: number;
 }
 
-/** Applies a batch where the runner left its checkpoint and moves it, or writes nothing and answers false (see Projection). */
-export type ApplyAtCheckpoint = (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove) => Promise<boolean>;
+/**
+ * Applies a batch where the runner left its checkpoint and moves it, answering the rows it wrote, or
+ * writes nothing and answers null (see Projection).
+ */
+export type ApplyAtCheckpoint = (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove) => Promise<readonly TableChanges[] | null>;
 
 /**
  * What a projection runner runs: a batch of events applied inside the runner's transaction, beside
@@ -30,7 +33,7 @@ export interface Projection {
    * A runner's own way to apply a batch outside any transaction, reading rows as they stand (or as
    * its earlier batches left them), and to move the checkpoint from `move.from` to `move.to` in the
    * same statement as the writes, which takes effect only if the checkpoint still stands at `from`;
-   * false when it had moved (and nothing was written). One per runner: it may remember rows.
+   * null when it had moved (and nothing was written). One per runner: it may remember rows.
    */
   applierAtCheckpoint?(): ApplyAtCheckpoint;
   /**

@@ -14,7 +14,7 @@ const toKeyView = (row: ApiKeyRow): ApiKeyView => ({
   createdAt: row.createdAt,
 });
 
-const toAccountView = (row: AccountRow): AccountView => ({
+export const toAccountView = (row: AccountRow): AccountView => ({
   orgId: row.orgId,
   name: row.name,
   planName: row.planName,

@@ -13,6 +13,8 @@ export interface InvalidatingCache<V extends {}> {
   evict(key: string): void;
   /** Evicts every entry whose value matches, for events that name no cache key. */
   evictWhere(matches: (value: V) => boolean): void;
+  /** Holds `value` as the newest row of `key`, as committed: a load in flight began before it. */
+  set(key: string, value: V): void;
 }
 
 export const createInvalidatingCache = <V extends {}>(max: number): InvalidatingCache<V> => {
@@ -35,6 +37,10 @@ export const createInvalidatingCache = <V extends {}>(max: number): Invalidating
     evictWhere(matches) {
       generation++;
       for (const [key, value] of entries.entries()) if (matches(value)) entries.delete(key);
+    },
+    set(key, value) {
+      generation++;
+      entries.set(key, value);
     },
   };
 };

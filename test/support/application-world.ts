@@ -114,7 +114,9 @@ export const createWorld = () => {
   const capturer = fakePageCapturer();
   const captureSteps = createCaptureSteps({ eventStore, storage, capturer, metrics });
   const urls = urlGuard([PRIVATE_HOST]);
-  const orchestrator = createFakeOrchestrator({ steps: { render: renderSteps, capture: { ...renderSteps, produce: captureSteps.produce } } });
+  // A capture's workflow charges and records as a render's does; only producing differs (captures record no completion early).
+  const { produceNow: _producedForRendersOnly, ...bookkeeping } = renderSteps;
+  const orchestrator = createFakeOrchestrator({ steps: { render: renderSteps, capture: { ...bookkeeping, produce: captureSteps.produce } } });
 
   const renderService = ({ orchestrator: chosen = orchestrator, maxPending = 4, syncTimeoutMs = 1000, renderAhead = false }: ServiceOptions = {}) =>
     createRenderService({

@@ -25,6 +25,8 @@ export type FakeOutcome = RenderOutcome | 'timeout';
 export interface RequestSteps {
   charge(requestId: string): Promise<void>;
   produce(requestId: string): Promise<StoredFile>;
+  /** What a synchronous request's workflow runs instead of `produce`, where the steps have it (renders record the completion with it). */
+  produceNow?(requestId: string): Promise<StoredFile>;
   refund(requestId: string): Promise<void>;
   /** Returns the log position of the completion. */
   complete(requestId: string, file: StoredFile): Promise<number | null>;
@@ -56,7 +58,7 @@ const failedOutcomeOf = (error: unknown): FailedOutcome => {
   return { status: 'failed', reason, code, retryAfterSeconds: error instanceof DomainError ? retryAfterSecondsOf(error) : DEFAULT_RETRY_AFTER_SECONDS };
 };
 
-const runSteps = async (steps: RequestSteps, requestId: string): Promise<RenderOutcome> => {
+const runSteps = async (steps: RequestSteps, requestId: string, sync: boolean): Promise<RenderOutcome> => {
   try {
     await steps.charge(requestId);
   } catch (error) {
@@ -65,7 +67,7 @@ const runSteps = async (steps: RequestSteps, requestId: string): Promise<RenderO
   }
   let file: StoredFile;
   try {
-    file = await steps.produce(requestId);
+    file = await (sync && steps.produceNow ? steps.produceNow(requestId) : steps.produce(requestId));
   } catch (error) {
     const failed = failedOutcomeOf(error);
     await steps.refund(requestId);
@@ -89,7 +91,7 @@ export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrche
     started.push(work);
     // Starting the same request twice is a no-op, as a workflow id that is already taken is.
     if (runs.has(work.requestId) || !requestSteps) return;
-    const run = runSteps(requestSteps, work.requestId).then(async (outcome) => {
+    const run = runSteps(requestSteps, work.requestId, !work.webhook).then(async (outcome) => {
       if (work.webhook) await deliverWebhook?.(work.requestId);
       return outcome;
     });

@@ -1,8 +1,11 @@
+import type { EntityName } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
 import type { AccountReadModel, AccountView } from '../../application/ports/read-models.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import type { CommitListener } from '../../infrastructure/projections/projection-set.js';
+import type { TableChanges } from '../../infrastructure/projections/document-projection.js';
 import { cachedAccountReadModel } from '../../infrastructure/read-models/cached-read-models.js';
+import { AccountRow, ApiKeyRow } from '../../infrastructure/read-models/entities.js';
 
 const account = (orgId: string, creditsUsed: number) => ({ orgId, planName: 'free', creditsUsed }) as AccountView;
 
@@ -21,8 +24,10 @@ const setup = () => {
   } as AccountReadModel;
   const listeners: CommitListener[] = [];
   const accounts = cachedAccountReadModel(inner, { onCommitted: (projection, listener) => projection === 'accounts' && listeners.push(listener) });
-  const commit = (...events: RecordedEvent[]) => listeners.forEach((listener) => listener(events));
-  return { rows, accounts, commit, reads: () => reads };
+  const commit = (...events: RecordedEvent[]) => listeners.forEach((listener) => listener(events, null));
+  /** A batch whose rows this process's runner wrote: the listeners are told them. */
+  const commitWritten = (written: readonly TableChanges[], ...events: RecordedEvent[]) => listeners.forEach((listener) => listener(events, written));
+  return { rows, accounts, commit, commitWritten, reads: () => reads };
 };
 
 describe('cached accounts', () => {
@@ -70,5 +75,22 @@ describe('cached accounts', () => {
     await accounts.getAccount('org-a');
     await accounts.getAccount('org-b');
     expect(reads()).toBe(4);
+  });
+
+  it('takes the row this process wrote for a batch as it was written, without reading it back', async () => {
+    const { rows, accounts, commitWritten, reads } = setup();
+    rows.set('org-a', account('org-a', 1));
+    await accounts.getAccount('org-a');
+    const written = { orgId: 'org-a', name: 'A', planName: 'free', planStatus: 'active', creditsTotal: 50, creditsUsed: 2, renewalAmount: 50, nextRenewalAt: '2026-12-01', uploadsUsed: 10, assetsBytes: 0, assetsVersion: 0, uploadsTotal: 100, apiKeyInQuery: true, createdAt: new Date(0) };
+    // The table still says 1: had it been read, the answer would show it.
+    commitWritten(
+      [{ entity: AccountRow as EntityName<object>, upserts: new Map([['org-a', written]]), deletes: [] }, { entity: ApiKeyRow as EntityName<object>, upserts: new Map([['key-1', { id: 'key-1', orgId: 'org-b' }]]), deletes: [] }],
+      event('CreditsCharged', 'account-org-a', 'org-a', { amount: 1 }),
+    );
+    const { createdAt: _createdAt, ...view } = written;
+    expect(await accounts.getAccount('org-a')).toEqual(view);
+    // Rows of other tables are not accounts.
+    expect(await accounts.getAccount('key-1')).toBeNull();
+    expect(reads()).toBe(2);
   });
 });

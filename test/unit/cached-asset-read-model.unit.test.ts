@@ -20,7 +20,7 @@ const setup = () => {
   } as AssetReadModel;
   const listeners: CommitListener[] = [];
   const assets = cachedAssetReadModel(inner, { onCommitted: (projection, listener) => projection === 'assets' && listeners.push(listener) });
-  const commit = (...events: RecordedEvent[]) => listeners.forEach((listener) => listener(events));
+  const commit = (...events: RecordedEvent[]) => listeners.forEach((listener) => listener(events, null));
   return { rows, assets, commit, reads: () => reads };
 };
 

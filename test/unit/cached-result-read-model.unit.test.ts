@@ -20,7 +20,7 @@ const setup = () => {
   } as ResultReadModel;
   const listeners: CommitListener[] = [];
   const results = cachedResultReadModel(inner, { onCommitted: (_projection, listener) => listeners.push(listener) });
-  const commit = (...types: string[]) => listeners.forEach((listener) => listener(types.map(committed)));
+  const commit = (...types: string[]) => listeners.forEach((listener) => listener(types.map(committed), null));
   return { rows, results, commit, lookups: () => lookups };
 };
 
