@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { EventStore, Subscription } from '../../application/ports/event-store.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
-import { CHECKPOINTS, createCheckpointMoves, type MoveCheckpoint } from './checkpoint-moves.js';
+import { CHECKPOINTS, createCheckpointMoves, type CheckpointMoves } from './checkpoint-moves.js';
 import type { TableChanges } from './document-projection.js';
 import type { ApplyAtCheckpoint, Projection } from './projection.js';
 
@@ -25,7 +25,7 @@ export interface ProjectionRunnerOptions {
    */
   readonly onCommitted?: (events: readonly RecordedEvent[], written: readonly TableChanges[] | null) => void;
   /** How a batch with nothing to apply moves the checkpoint; the runners of a set share one, which writes their moves together. */
-  readonly moveCheckpoint?: MoveCheckpoint;
+  readonly checkpointMoves?: CheckpointMoves;
 }
 
 export interface ProjectionRunner {
@@ -66,10 +66,13 @@ export const createProjectionRunner = ({
   logger,
   batchSize = 500,
   onCommitted,
-  moveCheckpoint = createCheckpointMoves(orm),
+  checkpointMoves = createCheckpointMoves(orm, logger),
 }: ProjectionRunnerOptions): ProjectionRunner => {
   const log = logger.child({ projection: projection.name });
+  /** Applied as far as readers are concerned: the events after the table's checkpoint, if any, are of no concern to this projection. */
   let applied = NOTHING_APPLIED;
+  /** Where this runner last left its checkpoint in the table. */
+  let leftAt = NOTHING_APPLIED;
   let live = false;
   let subscription: Subscription | null = null;
   let applyAtCheckpoint: ApplyAtCheckpoint | undefined;
@@ -111,7 +114,7 @@ export const createProjectionRunner = ({
   const applyWhereLeft = async (events: readonly RecordedEvent[], last: number): Promise<readonly TableChanges[] | null> => {
     if (!applyAtCheckpoint) return null;
     const unapplied = events.filter((event) => event.position > applied);
-    return applyAtCheckpoint(orm.em.fork(), unapplied, { name: projection.name, from: applied, to: last });
+    return applyAtCheckpoint(orm.em.fork(), unapplied, { name: projection.name, from: leftAt, to: last });
   };
 
   const applyBatch = async (events: readonly RecordedEvent[]) => {
@@ -119,13 +122,16 @@ export const createProjectionRunner = ({
     if (!last) return;
     if (!events.some(concerns)) {
       // Nothing to write but the checkpoint (a busy log of cache hits, for the templates projection):
-      // a statement shared with the other runners' moves instead of a transaction.
-      await moveCheckpoint(projection.name, last.position);
+      // moved with the other runners' moves in a while (checkpoint-moves.ts), applied for readers now.
+      checkpointMoves.later(projection.name, last.position);
       advanceTo(last.position);
       return;
     }
+    const moved = await checkpointMoves.settle(projection.name);
+    if (moved !== null) leftAt = Math.max(leftAt, moved);
     const written = await applyWhereLeft(events, last.position);
     const reached = written ? last.position : await applyLocked(events, last.position);
+    leftAt = reached;
     onCommitted?.(events, written);
     advanceTo(reached);
   };
@@ -184,7 +190,8 @@ export const createProjectionRunner = ({
       stopped = false;
       // Made afresh at each start: rows remembered before a stop may have changed meanwhile.
       applyAtCheckpoint = projection.applierAtCheckpoint?.();
-      advanceTo(await loadCheckpoint());
+      leftAt = await loadCheckpoint();
+      advanceTo(leftAt);
       await catchUp();
       follow();
       log.info({ position: applied }, 'projection caught up');
@@ -195,6 +202,8 @@ export const createProjectionRunner = ({
       live = false;
       await subscription?.stop();
       subscription = null;
+      // Its progress past events of no concern is kept for the next start.
+      await checkpointMoves.flush();
       for (const waiter of waiters) waiter.resolve(false);
       waiters.clear();
     },

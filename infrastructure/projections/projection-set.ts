@@ -32,12 +32,12 @@ export type CommitListener = (events: readonly RecordedEvent[], written: readonl
 
 export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStore; logger: Logger }, projections = allProjections): ProjectionSet => {
   const listeners = new Map<string, CommitListener[]>();
-  const moveCheckpoint = createCheckpointMoves(deps.orm);
+  const checkpointMoves = createCheckpointMoves(deps.orm, deps.logger);
   const runners = projections.map((projection) =>
     createProjectionRunner({
       ...deps,
       projection,
-      moveCheckpoint,
+      checkpointMoves,
       onCommitted: (events, written) => {
         for (const listener of listeners.get(projection.name) ?? []) listener(events, written);
       },

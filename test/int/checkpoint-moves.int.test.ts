@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
 import { createCheckpointMoves } from '../../infrastructure/projections/checkpoint-moves.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
 import { createTestDatabase } from '../support/database.js';
@@ -23,7 +23,7 @@ const positions = async () =>
     ),
   );
 
-it('writes the moves asked for in one tick in one statement, each forward only', async () => {
+it('gathers the moves asked for within its window into one statement, each forward only, and gives a runner its own move back', async () => {
   // MikroORM's own copy of pg, which its statements go through.
   const { Client } = createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
   const query = Client.prototype.query;
@@ -35,14 +35,29 @@ it('writes the moves asked for in one tick in one statement, each forward only',
   onTestFinished(() => {
     Client.prototype.query = query;
   });
-  const move = createCheckpointMoves(orm);
-  // a twice in the tick (the later, further position wins), b once, c behind where it is.
-  await Promise.all([move('a', 12), move('b', 11), move('a', 15), move('c', 20)]);
-  expect(statements.filter((sql) => /^update\b.*projection_checkpoints/s.test(sql))).toHaveLength(1);
+  const updates = () => statements.filter((sql) => /^update\b.*projection_checkpoints/s.test(sql)).length;
+  const moves = createCheckpointMoves(orm, undefined, 50);
+  // a twice (the further position wins), b once, c behind where it is: nothing is written at once.
+  moves.later('a', 12);
+  moves.later('b', 11);
+  moves.later('a', 15);
+  moves.later('c', 20);
+  expect(updates()).toBe(0);
+  await vi.waitFor(() => expect(updates()).toBe(1));
   expect(await positions()).toEqual({ a: 15, b: 11, c: 50 });
 
-  // A later tick is a statement of its own.
-  await move('b', 30);
-  expect(statements.filter((sql) => /^update\b.*projection_checkpoints/s.test(sql))).toHaveLength(2);
-  expect(await positions()).toEqual({ a: 15, b: 30, c: 50 });
+  // A runner about to write its checkpoint itself takes its move back before it is written...
+  moves.later('b', 30);
+  expect(await moves.settle('b')).toBeNull();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  expect(updates()).toBe(1);
+  expect(await positions()).toEqual({ a: 15, b: 11, c: 50 });
+
+  // ...or waits for it while it is being written, and learns where it left the checkpoint.
+  moves.later('b', 45);
+  const flushed = moves.flush();
+  expect(await moves.settle('b')).toBe(45);
+  await flushed;
+  expect(updates()).toBe(2);
+  expect(await positions()).toEqual({ a: 15, b: 45, c: 50 });
 });

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
@@ -86,12 +86,14 @@ it('moves the checkpoint over events the projection does not handle without appl
     const odd = await eventStore.append(stream, [envelope(1), envelope(3)], 'no-stream');
     expect(await runner.waitFor(odd.position, 20_000)).toBe(true);
     expect(seen).toEqual([]);
-    expect(await storedCheckpoint()).toBe(odd.position);
+    // Written with other moves a moment later: readers wait for the runner, not the table.
+    await vi.waitFor(async () => expect(await storedCheckpoint()).toBe(odd.position));
 
     const mixed = await eventStore.append(stream, [envelope(5), envelope(6)], odd.nextExpectedRevision);
     expect(await runner.waitFor(mixed.position, 20_000)).toBe(true);
     // A batch the projection handles goes through `apply` whole; `apply` ignores what is not its own.
     expect(seen).toContain(6);
+    // A batch it applies moves the checkpoint with its rows.
     expect(await storedCheckpoint()).toBe(mixed.position);
   } finally {
     await runner.stop();
