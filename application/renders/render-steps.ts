@@ -176,10 +176,14 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     },
 
     /**
-     * Begins rendering a request just recorded, before its workflow starts and charges, when this
-     * process will run that workflow (renders-ahead.ts); `produce` takes the render.
+     * Begins rendering a request as it is being recorded, before its workflow starts and charges,
+     * when this process will run that workflow (renders-ahead.ts); `produce` takes the render.
+     * Answers how to throw it away, for a request that is not recorded or whose workflow does not start.
      */
-    renderAhead: (request: RenderRequested['data']) => ahead.begin(request.requestId, () => renderOf(request)),
+    renderAhead: (request: RenderRequested['data']) => {
+      ahead.begin(request.requestId, () => renderOf(request));
+      return () => ahead.drop(request.requestId);
+    },
 
     produce,
 

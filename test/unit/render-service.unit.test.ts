@@ -308,7 +308,7 @@ describe('render service: a synchronous render begun ahead of its workflow (rend
   const renderAhead = (input: Partial<RenderInput> = {}) =>
     world.renderService({ orchestrator, renderAhead: true }).render(contextOf(), { template: templateId, data: { title: 'Ahead' }, cache: false, ...input });
 
-  it('begins the render once the request is recorded, whether or not its workflow ever runs', async () => {
+  it('begins the render as the request is recorded, whether or not its workflow ever runs', async () => {
     orchestrator = createFakeOrchestrator();
     orchestrator.endWith('timeout');
 
@@ -346,6 +346,21 @@ describe('render service: a synchronous render begun ahead of its workflow (rend
     expect(world.engine.rendered).toHaveLength(1);
     expect(world.metrics.rendersAhead).toEqual(['unused']);
     expect(world.storage.keys()).toEqual([]);
+  });
+
+  it('throws the render away when the request cannot be recorded, or its workflow cannot start', async () => {
+    const append = world.eventStore.append.bind(world.eventStore);
+    vi.spyOn(world.eventStore, 'append').mockImplementationOnce(() => Promise.reject(new Error('connection reset')));
+    await expect(renderAhead()).rejects.toThrow('connection reset');
+    expect(world.metrics.rendersAhead).toEqual(['unused']);
+    vi.mocked(world.eventStore.append).mockImplementation(append);
+
+    orchestrator.refuseStarts(new Error('Temporal unreachable'));
+    await expectDomainError(renderAhead(), 'unavailable');
+    expect(world.metrics.rendersAhead).toEqual(['unused', 'unused']);
+    // Nothing was stored or charged for either.
+    expect(world.storage.keys()).toEqual([]);
+    expect(account()?.creditsUsed).toBe(0);
   });
 
   it('begins nothing for a render answered by webhook, a video, or a cache hit', async () => {
