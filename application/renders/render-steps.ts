@@ -25,7 +25,7 @@ import type { CommandDeps } from '../shared/command-handler.js';
 import { settledMemo } from '../shared/settled-memo.js';
 import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
-import { loadRender } from './load-render.js';
+import { loadRenderStream } from './load-render.js';
 import { measuredRender } from './render-metrics.js';
 import { createRendersAhead } from './renders-ahead.js';
 
@@ -72,11 +72,17 @@ const RENDER_AHEAD_KEPT_MS = 60_000;
  * request id in their deciders, and storing writes the same key again.
  */
 export const createRenderSteps = (deps: RenderStepsDeps) => {
-  /** The accepted request of either kind: charging and recording work alike for captures. It never changes once accepted. */
-  const loadAccepted = settledMemo(async (requestId: string): Promise<AcceptedRequest> => (await loadRender(deps.eventStore, requestId)).request, {
+  /**
+   * The stream of an accepted request of either kind (charging and recording work alike for
+   * captures) as the steps first read it. Its request never changes once accepted; the rest of its
+   * state is what the completion is decided against, and appended at that revision: should the
+   * stream have moved on meanwhile, the conflict makes it read the stream afresh.
+   */
+  const acceptedStream = settledMemo((requestId: string) => loadRenderStream(deps.eventStore, requestId), {
     capacity: ACCEPTED_REQUESTS_KEPT,
     keyOf: (requestId) => requestId,
   });
+  const loadAccepted = async (requestId: string): Promise<AcceptedRequest> => (await acceptedStream(requestId)).state.request;
 
   const loadRequest = async (requestId: string): Promise<RenderRequested['data']> => {
     const request = await loadAccepted(requestId);
@@ -156,8 +162,9 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       recordedEarly.delete(requestId);
       return early;
     }
-    const { position, recorded } = await completeRender(deps, await loadAccepted(requestId), file);
-    loadAccepted.forget(requestId);
+    const stream = await acceptedStream(requestId);
+    const { position, recorded } = await completeRender(deps, stream.state.request, file, stream);
+    acceptedStream.forget(requestId);
     if (recorded) deps.outcomes?.recorded(requestId, { status: 'done', file, position });
     return position;
   };
@@ -212,7 +219,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     /** Records the failure's reason; a caller waiting in this process hears the whole of it. Returns its log position. */
     fail: async (requestId: string, failure: FailedOutcome) => {
       const { position, recorded } = await failRender(deps, await loadAccepted(requestId), failure.reason);
-      loadAccepted.forget(requestId);
+      acceptedStream.forget(requestId);
       // A request refused before its render (no credits) leaves the render begun for it unused.
       ahead.drop(requestId);
       if (recorded) deps.outcomes?.recorded(requestId, { ...failure, position });

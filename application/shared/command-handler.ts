@@ -44,13 +44,25 @@ export const toEnvelopes = (
   }));
 };
 
-export interface HandleOptions {
+/** A stream's state as the caller read it, and the revision of its last event then. */
+export interface KnownStream<State> {
+  readonly state: State;
+  readonly revision: number;
+}
+
+export interface HandleOptions<State = unknown> {
   /**
    * The command creates its stream (a new request under a fresh id): it is decided against the
    * initial state without reading, and appended with 'no-stream'. Should the stream exist after all,
    * the conflict sends it through the usual read-and-decide, where the decider refuses it.
    */
   readonly newStream?: boolean;
+  /**
+   * The stream as the caller last read it: the command is decided against that state and appended
+   * at that revision, without a read. Should the stream have moved on, the conflict sends it through
+   * the usual read-and-decide; so does a command that decides nothing (its position is the stream's).
+   */
+  readonly known?: KnownStream<State>;
 }
 
 /**
@@ -64,19 +76,26 @@ const handleCommand = async <State, Command, Event extends DomainEvent>(
   streamName: string,
   command: Command,
   context: RequestContext,
-  { newStream = false }: HandleOptions = {},
+  { newStream = false, known }: HandleOptions<State> = {},
 ): Promise<CommandResult<State, Event>> => {
   for (let attempt = 1; ; attempt++) {
-    const { state, events: recorded } =
-      newStream && attempt === 1 ? { state: decider.initialState(), events: [] } : await aggregateStream(deps.eventStore, streamName, decider);
+    const trusted = attempt === 1 ? known : undefined;
+    const { state, events: recorded } = trusted
+      ? { state: trusted.state, events: [] }
+      : newStream && attempt === 1
+        ? { state: decider.initialState(), events: [] }
+        : await aggregateStream(deps.eventStore, streamName, decider);
     const events = decider.decide(command, state);
     const last = recorded.at(-1);
-    if (events.length === 0) return { events, state, position: last?.position ?? null };
+    if (events.length === 0) {
+      if (trusted) continue;
+      return { events, state, position: last?.position ?? null };
+    }
     try {
       const result = await deps.eventStore.append(
         streamName,
         toEnvelopes(events, context, deps),
-        last ? last.revision : 'no-stream',
+        trusted ? trusted.revision : last ? last.revision : 'no-stream',
       );
       return { events, state: events.reduce(decider.evolve, state), position: result.position };
     } catch (error) {
@@ -92,5 +111,5 @@ const handleCommand = async <State, Command, Event extends DomainEvent>(
  */
 export const commandHandler =
   <State, Command, Event extends DomainEvent>(decider: Decider<State, Command, Event>, streamOf: (id: string) => string) =>
-  (deps: CommandDeps, id: string, command: Command, context: RequestContext, options: HandleOptions = {}): Promise<CommandResult<State, Event>> =>
+  (deps: CommandDeps, id: string, command: Command, context: RequestContext, options: HandleOptions<State> = {}): Promise<CommandResult<State, Event>> =>
     handleCommand(deps, decider, streamOf(id), command, context, options);
