@@ -29,7 +29,7 @@ export const createRememberedRows = (rowsPerTable = ROWS_PER_TABLE): RememberedR
   /** Rows read from the tables by the batch in progress, remembered once it is written. */
   let read = new Map<EntityName<object>, Map<string, object | null>>();
 
-  const tableOf = (tables: Map<EntityName<object>, Map<string, object | null>>, entity: EntityName<object>) => {
+  const rowsOf = (tables: Map<EntityName<object>, Map<string, object | null>>, entity: EntityName<object>) => {
     let rows = tables.get(entity);
     if (!rows) {
       rows = new Map();
@@ -39,7 +39,7 @@ export const createRememberedRows = (rowsPerTable = ROWS_PER_TABLE): RememberedR
   };
 
   const hold = (entity: EntityName<object>, id: string, row: object | null) => {
-    const rows = tableOf(held, entity);
+    const rows = rowsOf(held, entity);
     // Re-inserted so the map's order is the order of use, and the oldest is first to go.
     rows.delete(id);
     rows.set(id, row);
@@ -49,7 +49,7 @@ export const createRememberedRows = (rowsPerTable = ROWS_PER_TABLE): RememberedR
   return {
     readingThrough(source) {
       read = new Map();
-      const note = (entity: EntityName<object>, id: string, row: object | null) => tableOf(read, entity).set(id, row);
+      const note = (entity: EntityName<object>, id: string, row: object | null) => rowsOf(read, entity).set(id, row);
       return {
         async load(entity, ids) {
           const known = held.get(entity);

@@ -166,6 +166,19 @@ export const createWorld = () => {
       });
       return templateId;
     },
+    /**
+     * A render of an html template accepted for a webhook (answered at once) whose workflow never
+     * runs: the test runs its steps itself. Resolves to its request id.
+     */
+    async acceptedRender(orgId = ORG, data: Record<string, unknown> = { title: 'Accepted' }) {
+      const templateId = await given.htmlTemplate(orgId);
+      const answer = await renderService({ orchestrator: createFakeOrchestrator() }).render(contextOf(orgId), {
+        template: templateId,
+        data,
+        webhookUrl: 'https://hooks.example.com/renders',
+      });
+      return answer.requestId;
+    },
   };
 
   return {

@@ -2,8 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadRenderStream } from '../../application/renders/load-render.js';
 import { completeRender } from '../../application/requests/complete-render.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import { contextOf, createWorld, ORG, type World } from '../support/application-world.js';
-import { createFakeOrchestrator } from '../support/fake-orchestrator.js';
+import { createWorld, ORG, type World } from '../support/application-world.js';
 
 /**
  * A command decided against a stream as its caller already knows it (`known`): appended at that
@@ -17,11 +16,7 @@ const file = (bytes: number): StoredFile => ({ storageKey: `${ORG}/r/out.png`, f
 beforeEach(async () => {
   world = createWorld();
   await world.given.account(ORG, { credits: 10 });
-  const templateId = await world.given.htmlTemplate(ORG);
-  const answer = await world
-    .renderService({ orchestrator: createFakeOrchestrator() })
-    .render(contextOf(), { template: templateId, data: { title: 'Known' }, webhookUrl: 'https://hooks.example.com/renders' });
-  requestId = answer.requestId;
+  requestId = await world.given.acceptedRender(ORG);
 });
 
 describe('a command on a stream its caller knows', () => {

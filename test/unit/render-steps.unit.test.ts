@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { contextOf, createWorld, ORG, type World } from '../support/application-world.js';
-import { createFakeOrchestrator } from '../support/fake-orchestrator.js';
+import { createWorld, ORG, type World } from '../support/application-world.js';
 
 /**
  * The render steps a synchronous render's workflow runs, on the in-memory event store: a request
@@ -13,12 +12,8 @@ let requestId: string;
 beforeEach(async () => {
   world = createWorld();
   await world.given.account(ORG, { credits: 10 });
-  const templateId = await world.given.htmlTemplate(ORG);
-  // An orchestrator that runs nothing: the test is the workflow.
-  const answer = await world
-    .renderService({ orchestrator: createFakeOrchestrator() })
-    .render(contextOf(), { template: templateId, data: { title: 'Hello' }, webhookUrl: 'https://hooks.example.com/renders' });
-  requestId = answer.requestId;
+  // Its workflow never runs: the test is the workflow.
+  requestId = await world.given.acceptedRender(ORG);
   await world.renderSteps.charge(requestId);
 });
 
