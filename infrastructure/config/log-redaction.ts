@@ -1,6 +1,6 @@
 /*
  * Secrets must never reach a log line: API keys, webhook and signing secrets. The root logger
- * censors these paths, and every child logger (pino-http's request lines included) inherits that.
+ * censors these paths, and every child logger (the request lines of interfaces/rest/request-logging.ts included) inherits that.
  * Credentials inside request URLs are the HTTP edge's to redact (interfaces/http/redact-url.ts).
  */
 

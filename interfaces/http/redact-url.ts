@@ -17,10 +17,9 @@ export const redactUrl = (url: string): string => {
 };
 
 interface LoggedRequest {
-  url?: unknown;
-  [field: string]: unknown;
+  readonly url?: unknown;
 }
 
-/** pino-http's request serializer: the logged URL loses its credentials. */
+/** A request as its log line shows it: the logged URL loses its credentials. */
 export const redactRequest = <Request extends LoggedRequest>(req: Request): Request =>
   typeof req.url === 'string' ? { ...req, url: redactUrl(req.url) } : req;

@@ -1,8 +1,5 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { redactRequest } from '../http/redact-url.js';
-import { randomUUID } from 'node:crypto';
 import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js';
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, knownError, toErrorBody } from '../http/error-mapping.js';
@@ -11,6 +8,7 @@ import { mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
 import { perKeyRateLimit } from './rate-limit.js';
+import { requestLogging } from './request-logging.js';
 import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
 import { httpMetrics } from './http-metrics.js';
@@ -60,20 +58,7 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAp
   app.use(httpTracing());
   app.use(httpMetrics(services.operations));
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      // GET /img takes the API key in its query and signed links their signature: neither reaches the log.
-      serializers: { req: redactRequest },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    }),
-  );
+  app.use(requestLogging(logger));
   app.use(express.json({ limit: bodyLimit, strict: false }));
   app.use((req, res, next) => {
     const problem = findBadPath(req.path) ?? findBadInput(req.query, 'query') ?? findBadInput(req.body, 'body');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
@@ -50,5 +50,19 @@ describe('request logs', () => {
     expect(log).toContain('title=Hello');
     expect(log).toContain('[redacted]');
     for (const secret of [apiKey, wrong, signature]) expect(written.filter((line) => line.includes(secret))).toEqual([]);
+  });
+
+  it('write one line per answer, under the request id it echoed, with its status and time: warn for a 4xx', async () => {
+    const lines = (reqId: string) =>
+      written.map((line) => JSON.parse(line) as Record<string, unknown> & { req?: { method?: string; url?: string }; res?: { statusCode?: number } }).filter((line) => line.reqId === reqId && line.msg === 'request completed');
+    const ok = await fetch(`${server.url}/api/v2/my-templates`, { headers: { 'x-api-key': apiKey, 'x-request-id': 'req-logged-1' } });
+    const refused = await fetch(`${server.url}/api/v2/my-templates`, { headers: { 'x-api-key': 'rk_nobody', 'x-request-id': 'req-logged-2' } });
+    expect([ok.status, ok.headers.get('x-request-id'), refused.status]).toEqual([200, 'req-logged-1', 403]);
+
+    await vi.waitFor(() => expect(lines('req-logged-2')).toHaveLength(1));
+    expect(lines('req-logged-1')).toEqual([
+      expect.objectContaining({ level: 30, req: expect.objectContaining({ method: 'GET', url: '/api/v2/my-templates' }), res: expect.objectContaining({ statusCode: 200 }), responseTime: expect.any(Number) }),
+    ]);
+    expect(lines('req-logged-2')).toEqual([expect.objectContaining({ level: 40, res: expect.objectContaining({ statusCode: 403 }) })]);
   });
 });

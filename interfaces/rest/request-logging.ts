@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { stdSerializers, type Level, type Logger } from 'pino';
+import { redactRequest } from '../http/redact-url.js';
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request's id: the caller's `x-request-id` when it is a plain token, else a new one. */
+    id: string;
+    /** Bound to the request's id; the handlers' logger. */
+    log: Logger;
+  }
+}
+
+/** A caller's own request id is echoed back when it is a plain token of reasonable length. */
+const PLAIN_REQUEST_ID = /^[\w.-]{1,100}$/;
+
+const levelOf = (statusCode: number, aborted: boolean): Level => (aborted || statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info');
+
+/**
+ * Each request gets an id (echoed as `x-request-id`), a logger bound to it (`req.log`), and one line
+ * when its answer is finished or abandoned: info, warn for a 4xx, error for a 5xx or an answer the
+ * client did not wait for; with the request (credentials in its URL redacted here, secret headers
+ * censored by the root logger), the answer's status and headers, and its time in ms.
+ *
+ * pino-http did the same and bound the whole serialized, redacted request into a child logger for
+ * every request, whether or not its line would be written: 7% of the service's CPU per cache hit
+ * (interleaved A/B, hits at c8). Here the request is serialized only for a line that is written.
+ */
+export const requestLogging =
+  (logger: Logger): RequestHandler =>
+  (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && PLAIN_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', id);
+    req.id = id;
+    const log = logger.child({ reqId: id });
+    req.log = log;
+    const started = performance.now();
+
+    const ended = (aborted: boolean) => () => {
+      res.off('finish', finished);
+      res.off('close', closed);
+      const level = levelOf(res.statusCode, aborted);
+      if (!log.isLevelEnabled(level)) return;
+      const line = { req: redactRequest(stdSerializers.req(req)), res: stdSerializers.res(res), responseTime: Math.round(performance.now() - started) };
+      log[level](line, aborted ? 'request aborted' : 'request completed');
+    };
+    const finished = ended(false);
+    const closed = ended(true);
+    res.on('finish', finished);
+    res.on('close', closed);
+    next();
+  };
