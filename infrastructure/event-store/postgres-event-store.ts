@@ -34,6 +34,8 @@ const APPENDED_CHANNEL = 'event_store_appended';
 /** Bounds one commit's insert (and the time the lock is held); a larger burst goes in several commits. */
 const MAX_EVENTS_PER_COMMIT = 1_000;
 const SUBSCRIPTION_PAGE_SIZE = 500;
+/** Pages of a store's own appends kept for subscriptions that have not passed them yet. */
+const LOCAL_PAGES_KEPT = 32;
 /** Re-read although no notification arrived, in case one was lost while the listener reconnected. */
 const SAFETY_REREAD_MS = 5_000;
 const LISTENER_RETRY_MS = 1_000;
@@ -86,7 +88,53 @@ interface WrittenBatch {
   readonly outcomes: ItemOutcome<AppendResult>[];
   /** Position of the batch's last inserted event; null when it inserted none. */
   readonly lastPosition: number | null;
+  /** What the batch wrote, as a read of the log after `page.before` would return it once committed. */
+  readonly page: LocalPage;
 }
+
+/**
+ * Events this store appended, with the log's last position before them: read under the append lock,
+ * so nothing else lies between `before` and them, and a reader standing at `before` may take them
+ * as the log's next page without reading it.
+ */
+interface LocalPage {
+  readonly before: number;
+  readonly events: readonly RecordedEvent[];
+}
+
+interface InsertedRow {
+  readonly stream_name: string;
+  readonly revision: number;
+  readonly position: string;
+}
+
+/** An inserted event with its data and metadata as the JSON text stored. */
+interface InsertedEvent {
+  readonly streamName: string;
+  readonly revision: number;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+}
+
+/** The inserted events as the log reads them back: parsed from the JSON stored, at the positions the insert gave them. */
+const pageOf = (before: number, inserted: readonly InsertedEvent[], rows: readonly InsertedRow[]): LocalPage => {
+  const positions = new Map(rows.map((row) => [rowKey(row.stream_name, row.revision), Number(row.position)]));
+  const events = inserted.map(
+    (event): RecordedEvent => ({
+      type: event.type,
+      data: JSON.parse(event.data) as RecordedEvent['data'],
+      metadata: JSON.parse(event.metadata) as EventMetadata,
+      streamName: event.streamName,
+      revision: event.revision,
+      position: positions.get(rowKey(event.streamName, event.revision)) ?? Number.NaN,
+    }),
+  );
+  return { before, events: events.sort((a, b) => a.position - b.position) };
+};
+
+/** The log's last position, read once the append lock is held; 0 for an empty log (positions start at 1). */
+const LAST_POSITION = 'select coalesce(max(position), 0)::text as before from events';
 
 interface HeadRow {
   readonly stream_name: string;
@@ -104,6 +152,7 @@ interface HeadRow {
 const beginAndReadHeads = (streamNames: readonly string[]) => `
   begin;
   select pg_advisory_xact_lock(${APPEND_LOCK_KEY});
+  ${LAST_POSITION};
   select s.stream_name, e.revision, e.position, e.hash
   from unnest(array[${streamNames.map((name) => pg.escapeLiteral(name)).join(', ')}]::text[]) as s(stream_name)
   cross join lateral (
@@ -128,6 +177,8 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
   const streamNames = [...new Set(appends.map((append) => append.streamName))];
   const opened = (await client.query(beginAndReadHeads(streamNames))) as unknown as pg.QueryResult[];
   const found = (opened.at(-1)?.rows ?? []) as HeadRow[];
+  const before = Number((opened.at(-2)?.rows[0] as { before: string } | undefined)?.before);
+  const insertedEvents: InsertedEvent[] = [];
   const heads = new Map<string, { revision: number; hash: string | null }>();
   const positions = new Map<string, number>();
   for (const head of found) {
@@ -144,11 +195,13 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
     const firstRevision = (current ?? -1) + 1;
     const chained = chainEvents(streamName, firstRevision, head?.hash ?? null, events);
     chained.forEach((event, index) => {
+      const inserted = { streamName, revision: firstRevision + index, type: event.type, data: JSON.stringify(event.data), metadata: JSON.stringify(event.metadata) };
+      insertedEvents.push(inserted);
       columns.streams.push(streamName);
-      columns.revisions.push(firstRevision + index);
+      columns.revisions.push(inserted.revision);
       columns.types.push(event.type);
-      columns.data.push(JSON.stringify(event.data));
-      columns.metadata.push(JSON.stringify(event.metadata));
+      columns.data.push(inserted.data);
+      columns.metadata.push(inserted.metadata);
     });
     const lastRevision = firstRevision + chained.length - 1;
     heads.set(streamName, { revision: lastRevision, hash: chained.at(-1)?.metadata.hash ?? null });
@@ -156,12 +209,14 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
   });
 
   let lastPosition: number | null = null;
+  let insertedRows: InsertedRow[] = [];
   if (columns.streams.length > 0) {
-    const inserted = await client.query<{ stream_name: string; revision: number; position: string }>({
+    const inserted = await client.query<InsertedRow>({
       name: 'event-store-insert',
       text: INSERT_QUERY,
       values: [columns.streams, columns.revisions, columns.types, columns.data, columns.metadata],
     });
+    insertedRows = inserted.rows;
     for (const row of inserted.rows) {
       const position = Number(row.position);
       positions.set(rowKey(row.stream_name, row.revision), position);
@@ -175,7 +230,7 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
     const position = lastRevision === null ? -1 : (positions.get(rowKey(streamName, lastRevision)) ?? -1);
     return { ok: true, value: { nextExpectedRevision: lastRevision ?? -1, position } };
   });
-  return { outcomes, lastPosition };
+  return { outcomes, lastPosition, page: pageOf(before, insertedEvents, insertedRows) };
 };
 
 /** Each append of the batch creates its stream, and no two create the same one. */
@@ -190,23 +245,21 @@ const createsNewStreams = (appends: readonly PendingAppend[]) =>
  * transaction before its commit. Values go in as escaped literals, the simple protocol taking no
  * parameters; the notification is sent by the same transaction, so only if it commits.
  */
-const createStreamsStatement = (appends: readonly PendingAppend[]) => {
-  const rows = appends.flatMap(({ streamName, events }) =>
-    chainEvents(streamName, 0, null, events).map((event, revision) => ({ streamName, revision, event })),
-  );
+const createStreamsStatement = (rows: readonly InsertedEvent[]) => {
   const array = (values: readonly string[], type: string) => `array[${values.join(', ')}]::${type}[]`;
-  const literals = (pick: (row: (typeof rows)[number]) => string) => rows.map((row) => pg.escapeLiteral(pick(row)));
+  const literals = (pick: (row: InsertedEvent) => string) => rows.map((row) => pg.escapeLiteral(pick(row)));
   return `
   begin;
   select pg_advisory_xact_lock(${APPEND_LOCK_KEY});
+  ${LAST_POSITION};
   with inserted as (
     insert into events (stream_name, revision, type, data, metadata)
     select * from unnest(
       ${array(literals((row) => row.streamName), 'text')},
       ${array(rows.map((row) => String(row.revision)), 'integer')},
-      ${array(literals((row) => row.event.type), 'text')},
-      ${array(literals((row) => JSON.stringify(row.event.data)), 'jsonb')},
-      ${array(literals((row) => JSON.stringify(row.event.metadata)), 'jsonb')})
+      ${array(literals((row) => row.type), 'text')},
+      ${array(literals((row) => row.data), 'jsonb')},
+      ${array(literals((row) => row.metadata), 'jsonb')})
     returning stream_name, revision, position
   ), notified as (select pg_notify('${APPENDED_CHANNEL}', max(position)::text) from inserted)
   select stream_name, revision, position from inserted cross join notified;
@@ -259,14 +312,23 @@ export async function createPostgresEventStore({ connectionString, logger, schem
   };
 
   const commitNewStreams = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
+    const rows = appends.flatMap(({ streamName, events }) =>
+      chainEvents(streamName, 0, null, events).map(
+        (event, revision): InsertedEvent => ({ streamName, revision, type: event.type, data: JSON.stringify(event.data), metadata: JSON.stringify(event.metadata) }),
+      ),
+    );
     const client = await pool.connect();
-    let inserted: { stream_name: string; revision: number; position: string }[];
+    let inserted: InsertedRow[];
+    let before: number;
+    const committed = local.committing();
     try {
-      const results = (await client.query(createStreamsStatement(appends))) as unknown as pg.QueryResult[];
+      const results = (await client.query(createStreamsStatement(rows))) as unknown as pg.QueryResult[];
       inserted = results.at(-2)?.rows ?? [];
+      before = Number((results[2]?.rows[0] as { before: string } | undefined)?.before);
     } catch (error) {
       // The server's own refusal (it has a code) aborted the transaction before its commit; anything
       // else (a lost connection) leaves unknown whether the commit took effect: nobody is told it did not.
+      committed();
       if ((error as { code?: string }).code === undefined) {
         client.release(error instanceof Error ? error : true);
         throw error;
@@ -274,6 +336,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       return refused(client, appends, error);
     }
     client.release();
+    committed(pageOf(before, rows, inserted));
     const positions = new Map<string, number>();
     for (const row of inserted) positions.set(row.stream_name, Math.max(positions.get(row.stream_name) ?? 0, Number(row.position)));
     return appends.map(({ streamName, events }) => ({ ok: true, value: { nextExpectedRevision: events.length - 1, position: positions.get(streamName) ?? -1 } }));
@@ -292,16 +355,19 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     } catch (error) {
       return refused(client, appends, error);
     }
+    const committed = local.committing();
     try {
       // Delivered to listeners when (and only if) the transaction commits; one round trip for both.
       const notify = written.lastPosition === null ? '' : `select pg_notify('${APPENDED_CHANNEL}', '${written.lastPosition}'); `;
       await client.query(`${notify}commit`);
     } catch (error) {
+      committed();
       // Whether a failed commit took effect is unknown: no append is retried, each caller is told.
       client.release(error instanceof Error ? error : true);
       throw error;
     }
     client.release();
+    committed(written.page);
     return written.outcomes;
   };
 
@@ -345,6 +411,54 @@ export async function createPostgresEventStore({ connectionString, logger, schem
   }
 
   const notifier = createAppendNotifier(connectionString, logger);
+  /** Where each subscription stands, so that pages of this store's own appends go once all have passed them. */
+  const standing = new Map<symbol, number>();
+
+  /**
+   * This store's own committed appends, handed to its subscriptions as the log's next page: a
+   * subscription standing where a page begins takes it without waiting for the notification and
+   * reading the page back (the projections of a process that serves and renders follow its own
+   * appends). Only pages not yet passed by every subscription are kept, and at most a few: one that
+   * fell behind reads the log as before.
+   */
+  const local = (() => {
+    let pages: LocalPage[] = [];
+    let committing = 0;
+    return {
+      /**
+       * A commit of this store's is on its way: the database's notification of it may come before
+       * its answer does, and a subscription told of it meanwhile waits for the page instead of
+       * reading it back. Call the answer with the page once committed, or with nothing if the commit failed.
+       */
+      committing(): (page?: LocalPage) => void {
+        committing++;
+        return (page) => {
+          committing--;
+          // Failed: whoever waited on it reads the log instead, whatever it holds.
+          if (!page) return notifier.appended();
+          const last = page.events.at(-1);
+          if (last && standing.size > 0) {
+            const slowest = Math.min(...standing.values());
+            pages = [...pages.filter((kept) => (kept.events.at(-1)?.position ?? 0) > slowest), page].slice(-LOCAL_PAGES_KEPT);
+          }
+          // Wakes whoever waited on it, with nothing new to announce when the batch wrote nothing.
+          notifier.appended(last?.position ?? 0);
+        };
+      },
+      /** Whether a commit of this store's is on its way. */
+      pending: () => committing > 0,
+      /** The pages that follow `position` without a gap, as one batch (up to a page's size); undefined when none does. */
+      after(position: number): RecordedEvent[] | undefined {
+        const batch: RecordedEvent[] = [];
+        let at = position;
+        for (let page = pages.find((kept) => kept.before === at); page && batch.length < SUBSCRIPTION_PAGE_SIZE; page = pages.find((kept) => kept.before === at)) {
+          batch.push(...page.events);
+          at = page.events.at(-1)?.position ?? at;
+        }
+        return batch.length > 0 ? batch : undefined;
+      },
+    };
+  })();
   const pagesInFlight = new Map<number, { readonly notification: number; readonly page: Promise<RecordedEvent[]> }>();
 
   /**
@@ -370,7 +484,13 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     let wakePending = false;
     let wakeUp: (() => void) | undefined;
 
-    const wake = () => {
+    /** The log must be read: at first, after the listener reconnected, and now and then in case a notification was lost. */
+    let mustRead = true;
+    /** The furthest position a notification named. */
+    let announced = 0;
+    const wake = (position?: number) => {
+      if (position === undefined) mustRead = true;
+      else announced = Math.max(announced, position);
       wakePending = true;
       wakeUp?.();
     };
@@ -382,31 +502,41 @@ export async function createPostgresEventStore({ connectionString, logger, schem
           wakeUp = undefined;
           resolve();
         };
-        const timer = setTimeout(finish, SAFETY_REREAD_MS);
+        const timer = setTimeout(() => {
+          mustRead = true;
+          finish();
+        }, SAFETY_REREAD_MS);
         wakeUp = finish;
       });
 
     // Listening starts before the first read, so an append committed after that read always wakes us.
     const stopListening = notifier.listen(wake);
 
+    const key = Symbol('subscription');
     const run = async () => {
       let lastPosition = after ?? 0;
+      standing.set(key, lastPosition);
       try {
         while (!stopped) {
           wakePending = false;
-          const page = await readPage(lastPosition);
+          const own = local.after(lastPosition);
+          const reading = !own && (mustRead || (announced > lastPosition && !local.pending()));
+          if (reading) mustRead = false;
+          const page = own ?? (reading ? await readPage(lastPosition) : []);
           const last = page.at(-1);
           if (stopped) return;
           if (last) {
             await handler(page);
             lastPosition = last.position;
+            standing.set(key, lastPosition);
           }
-          if (page.length < SUBSCRIPTION_PAGE_SIZE) await sleepUntilWoken();
+          if (!own && page.length < SUBSCRIPTION_PAGE_SIZE) await sleepUntilWoken();
         }
       } catch (error) {
         logger?.error(`event store subscription stopped after position ${lastPosition}: ${errorMessage(error)}`);
       } finally {
         stopped = true;
+        standing.delete(key);
         await stopListening();
         subscriptions.delete(subscription);
       }
@@ -457,16 +587,19 @@ async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) =
  * listener and is counted, so that a reader can tell whether a read started before or after it.
  */
 function createAppendNotifier(connectionString: string, logger: PostgresEventStoreLogger | undefined) {
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(position?: number) => void>();
   let count = 0;
   let connection: { close(): Promise<void> } | null = null;
-  const notifyAll = () => {
+  /** `position`: the last one appended; without it, anything may have been (a reconnect). */
+  const notifyAll = (position?: number) => {
     count++;
-    for (const listener of listeners) listener();
+    for (const listener of listeners) listener(position);
   };
   return {
     notifications: () => count,
-    listen(onAppended: () => void): () => Promise<void> {
+    /** This store's own append committed: its listeners are told at once, before the database's notification comes. */
+    appended: (position?: number) => notifyAll(position),
+    listen(onAppended: (position?: number) => void): () => Promise<void> {
       listeners.add(onAppended);
       connection ??= listenForAppends(connectionString, notifyAll, logger);
       return async () => {
@@ -487,7 +620,7 @@ function createAppendNotifier(connectionString: string, logger: PostgresEventSto
  */
 function listenForAppends(
   connectionString: string,
-  onAppended: () => void,
+  onAppended: (position?: number) => void,
   logger: PostgresEventStoreLogger | undefined,
 ): { close(): Promise<void> } {
   let closed = false;
@@ -507,7 +640,10 @@ function listenForAppends(
     };
     current.on('error', fail);
     current.on('end', () => fail(new Error('connection ended')));
-    current.on('notification', onAppended);
+    current.on('notification', (message) => {
+      const position = Number(message.payload);
+      onAppended(Number.isSafeInteger(position) ? position : undefined);
+    });
     try {
       await current.connect();
       await current.query(`listen ${APPENDED_CHANNEL}`);

@@ -91,6 +91,49 @@ describe('PostgreSQL event store: group commit', () => {
     }
   });
 
+  it("hands a subscriber the store's own appends without reading them back, and another store's in between from the log, each once and in order", async () => {
+    const url = await (databaseUrl ??= createTestDatabase());
+    const elsewhere = await createPostgresEventStore({ connectionString: url });
+    const prefix = `own${randomUUID().replaceAll('-', '')}`;
+    const before = (await store.append(`${prefix}-start`, [envelope('Start')], 'no-stream')).position;
+    // Reads of the log, counted on pg's own client.
+    const query = pg.Client.prototype.query;
+    let logReads = 0;
+    pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (text?.includes('from events where position >')) logReads++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const received: number[] = [];
+    const subscription = store.subscribeToAll(before, async (events) => {
+      received.push(...events.filter((event) => event.streamName.startsWith(prefix)).map((event) => event.position));
+    });
+    try {
+      await vi.waitFor(() => expect(logReads).toBeGreaterThan(0));
+      await sleep(50);
+      const readsBefore = logReads;
+      const own: number[] = [];
+      for (let index = 0; index < 3; index++) {
+        own.push((await store.append(`${prefix}-own-${index}`, [envelope('Own')], 'no-stream')).position);
+        own.push((await store.append(`${prefix}-own-${index}`, [envelope('Again')], 0)).position);
+      }
+      await vi.waitFor(() => expect(received).toEqual(own));
+      // Neither the appends that create streams nor those that extend them were read back.
+      expect(logReads).toBe(readsBefore);
+
+      const theirs = (await elsewhere.append(`${prefix}-theirs`, [envelope('Theirs')], 'no-stream')).position;
+      const last = (await store.append(`${prefix}-own-last`, [envelope('Own')], 'no-stream')).position;
+      await vi.waitFor(() => expect(received).toEqual([...own, theirs, last]));
+      expect(logReads).toBeGreaterThan(readsBefore);
+      await sleep(100);
+      expect(received).toEqual([...own, theirs, last]);
+    } finally {
+      pg.Client.prototype.query = query;
+      await subscription.stop();
+      await elsewhere.close();
+    }
+  });
+
   it('serves the subscriptions of a store from one LISTEN connection, each seeing every append promptly', async () => {
     const prefix = `shared${randomUUID().replaceAll('-', '')}`;
     const before = (await store.append(`${prefix}-start`, [envelope('Start')], 'no-stream')).position;
