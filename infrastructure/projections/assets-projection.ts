@@ -43,13 +43,14 @@ export const evolveUploadRow = (row: UploadRow | null, event: RecordedEvent<Asse
   return row;
 };
 
-/** The organizations' uploaded fonts and images, which renders look up and the API lists. */
+/** The events that add a font to an organization's list or take one from it. */
 const changesFonts = (event: RecordedEvent<AssetEvent>): event is RecordedEvent<FontUploaded | FontDeleted> =>
   event.type === 'FontUploaded' || event.type === 'FontDeleted';
 
 /** The organization whose list of fonts the event changes, if any: what a cache of those lists evicts. */
 export const fontListChangedBy = (event: RecordedEvent): string | null => (isAssetEvent(event) && changesFonts(event) ? orgOf(event) : null);
 
+/** The organizations' uploaded fonts and images, which renders look up and the API lists. */
 export const assetsProjection: DocumentProjection<AssetEvent> = {
   name: 'assets',
   canHandle: isAssetEvent,

@@ -107,21 +107,22 @@ const applierAtCheckpoint = <E extends DomainEvent>(projection: DocumentProjecti
   const remembered = createRememberedRows();
   /** The checkpoint table the remembered rows belong with; null while nothing is remembered. */
   let table: string | null = null;
+  const forget = () => {
+    remembered.forget();
+    table = null;
+  };
   return async (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<readonly TableChanges[] | null> => {
     try {
       const changes = await foldBatch(projection, events, remembered.readingThrough(ormSource(em)));
-      const written = await writeIfCheckpointAt(em, changes, move, table);
-      if (written === null) {
-        remembered.forget();
-        table = null;
+      table = await writeIfCheckpointAt(em, changes, move, table);
+      if (table === null) {
+        forget();
         return null;
       }
       remembered.rememberBatch(changes);
-      table = written;
       return changes;
     } catch (error) {
-      remembered.forget();
-      table = null;
+      forget();
       throw error;
     }
   };

@@ -132,22 +132,16 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     const abandonAhead = sync ? deps.renderAhead?.(requested) : undefined;
     try {
       await recordRenderRequest(deps, requested, context);
+      // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
+      await startRecordedRequest(requestId, () =>
+        asynchronous ? deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }) : deps.orchestrator.start({ requestId, webhook: !sync }),
+      );
     } catch (error) {
       abandonAhead?.();
       throw error;
     }
     const href = resultHref(deps.links, requested);
-    // Videos are always asynchronous (spec rules 4-5): the client polls the result or waits for its webhook.
-    if (asynchronous) {
-      await startRecordedRequest(requestId, () => deps.orchestrator.startVideo({ requestId, webhook: Boolean(input.webhookUrl) }));
-      return { requestId, href, status: 'pending' };
-    }
-    try {
-      await startRecordedRequest(requestId, () => deps.orchestrator.start({ requestId, webhook: !sync }));
-    } catch (error) {
-      abandonAhead?.();
-      throw error;
-    }
+    if (asynchronous) return { requestId, href, status: 'pending' };
     if (!sync) return { requestId, href };
 
     try {
