@@ -1,6 +1,6 @@
 import type { Decider } from '../../domain/shared/decider.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import type { DomainEvent } from '../../domain/shared/events.js';
+import { retryAfterConflict } from './conflict-retries.js';
 import { toEnvelopes, type CommandDeps, type CommandResult } from './command-handler.js';
 import type { RequestContext } from './request-context.js';
 import { readEvents } from './stream-reads.js';
@@ -31,9 +31,6 @@ export interface CommandBatcherOptions {
   readonly maxBatch?: number;
 }
 
-/** Conflicts come only from writers elsewhere, and each retry starts from what they wrote. */
-const MAX_ATTEMPTS = 5;
-
 interface Pending<State, Command, Event extends DomainEvent> {
   readonly command: Command;
   readonly context: RequestContext;
@@ -52,8 +49,6 @@ interface StreamSlot<State, Command, Event extends DomainEvent> {
 }
 
 type Decision<State, Event> = { readonly events: Event[]; readonly state: State } | { readonly error: unknown };
-
-const isConflict = (error: unknown) => error instanceof DomainError && error.code === 'conflict';
 
 export const createCommandBatcher = <State, Command, Event extends DomainEvent>(
   deps: CommandDeps,
@@ -122,7 +117,8 @@ export const createCommandBatcher = <State, Command, Event extends DomainEvent>(
           slot.revision = appended.nextExpectedRevision;
           slot.position = appended.position;
         } catch (error) {
-          if (isConflict(error) && attempt < MAX_ATTEMPTS) continue;
+          // Conflicts come only from writers elsewhere, and each retry starts from what they wrote.
+          if (await retryAfterConflict(error, attempt)) continue;
           throw error;
         }
       }

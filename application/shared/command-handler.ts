@@ -1,8 +1,8 @@
 import type { Decider } from '../../domain/shared/decider.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import type { DomainEvent, EventEnvelope } from '../../domain/shared/events.js';
 import type { Clock, IdGenerator } from '../ports/clock.js';
 import type { EventStore } from '../ports/event-store.js';
+import { retryAfterConflict } from './conflict-retries.js';
 import type { RequestContext } from './request-context.js';
 import { aggregateStream } from './stream-reads.js';
 
@@ -20,7 +20,6 @@ export interface CommandResult<State, Event extends DomainEvent> {
 }
 
 const SCHEMA_VERSION = 1;
-const MAX_ATTEMPTS = 3;
 
 export const toEnvelopes = (
   events: readonly DomainEvent[],
@@ -99,7 +98,7 @@ const handleCommand = async <State, Command, Event extends DomainEvent>(
       );
       return { events, state: events.reduce(decider.evolve, state), position: result.position };
     } catch (error) {
-      if (!(error instanceof DomainError && error.code === 'conflict') || attempt >= MAX_ATTEMPTS) throw error;
+      if (!(await retryAfterConflict(error, attempt))) throw error;
     }
   }
 };
