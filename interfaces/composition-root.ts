@@ -123,6 +123,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
             metrics,
             workflowSpans: tracing.workflowSpans,
             outcomes: localOutcomes,
+            ...(options.runProjections ? { readModelsHere: foundation.projections } : {}),
           })
         : null;
     const orchestrator = temporal

@@ -10,7 +10,7 @@ import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
-import type { AssetReadModel } from '../ports/read-models.js';
+import type { AssetReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { RecordedOutcomes } from '../ports/recorded-outcomes.js';
 import type { FailedOutcome } from '../ports/render-orchestrator.js';
 import { withFontFaces } from '../fonts/font-faces.js';
@@ -40,6 +40,8 @@ export interface RenderStepsDeps extends CommandDeps {
   readonly outcomes?: RecordedOutcomes;
   /** Renders begun ahead of their workflows kept at once (renders-ahead.ts); 0 or absent: none. */
   readonly maxRendersAhead?: number;
+  /** The read models this process keeps, which a caller waiting here waits for; absent where it keeps none. */
+  readonly readModelsHere?: ProjectionProgress;
 }
 
 export type RenderSteps = ReturnType<typeof createRenderSteps>;
@@ -200,12 +202,21 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
      * scheduled and run: ~3 ms at one client). The workflow records the completion as it always does,
      * and finds it recorded. Recording here only comes early: the charge came before (the workflow
      * charges before it produces), and a failure to record is left to the workflow's own step.
+     *
+     * It returns once this process's read models show the completion, which is when its caller is
+     * answered: the workflow's next turn (the activation, the server writing the task's end) would
+     * otherwise take the cores from the projection statements the answer waits for. Interleaved A/B:
+     * p50 at one client 69.5 -> 66.3 and 73.1 -> 68.8 ms; renders/s at eight clients unchanged.
      */
     async produceNow(requestId: string): Promise<StoredFile> {
       const file = await produce(requestId);
       try {
         const position = await complete(requestId, file);
-        if (position !== null) recordedEarly.set(requestId, position);
+        if (position !== null) {
+          recordedEarly.set(requestId, position);
+          // As long as the caller waits for them at most (the read models' own bound).
+          await deps.readModelsHere?.waitFor(position);
+        }
         // Bounded for workflows whose recording step runs elsewhere (a worker lost in between).
         if (recordedEarly.size > ACCEPTED_REQUESTS_KEPT) recordedEarly.delete(recordedEarly.keys().next().value as string);
       } catch {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
+import type { ProjectionProgress } from '../../application/ports/read-models.js';
 import type { RecordedOutcomes } from '../../application/ports/recorded-outcomes.js';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
 import { createVideoSteps } from '../../application/renders/video-steps.js';
@@ -74,6 +75,8 @@ export interface RenderWorkerOptions {
   readonly workflowSpans: Tracing['workflowSpans'];
   /** Told of each completion the worker records, for callers waiting in this process. */
   readonly outcomes?: RecordedOutcomes;
+  /** The read models this process keeps, when it runs the projections. */
+  readonly readModelsHere?: ProjectionProgress;
 }
 
 /** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
@@ -123,6 +126,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     metrics: options.metrics.metrics,
     assets: readModels.assets,
     outcomes: options.outcomes,
+    readModelsHere: options.readModelsHere,
     // A render begun ahead holds its place in that line.
     maxRendersAhead: renderLine,
   });

@@ -109,6 +109,8 @@ export const createWorld = () => {
     metrics,
     assets: readModels.assets,
     maxRendersAhead: 4,
+    // As a process that runs the projections beside its worker.
+    readModelsHere: readModels.progress,
   });
 
   const capturer = fakePageCapturer();

@@ -68,4 +68,13 @@ describe('pricing and billing periods', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe(canonicalJson({ a: { c: null, d: [1, { y: 2, z: 1 }] }, b: 1 }));
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
   });
+
+  it('writes what JSON.stringify writes of the same value with its keys sorted, as the stored hash chain expects', () => {
+    const at = new Date('2026-01-10T00:00:00.000Z');
+    expect(canonicalJson({ z: [1, undefined, 'two', { b: at, a: undefined }], 'q"uote': null, a: { y: true, x: -0.5 }, e: [] })).toBe(
+      '{"a":{"x":-0.5,"y":true},"e":[],"q\\"uote":null,"z":[1,null,"two",{"b":"2026-01-10T00:00:00.000Z"}]}',
+    );
+    expect(canonicalJson({})).toBe('{}');
+    expect(canonicalJson(undefined)).toBe('null');
+  });
 });

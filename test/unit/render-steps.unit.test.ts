@@ -33,6 +33,26 @@ describe('render steps: producing for a client that waits (produceNow)', () => {
     expect(await world.typesOf(requestId)).toEqual(['RenderRequested', 'RenderCompleted']);
   });
 
+  it('returns once the read models show the completion, which is when the caller waiting here is answered', async () => {
+    let caughtUp: (reached: boolean) => void = () => {};
+    const waits = vi.spyOn(world.readModels.progress, 'waitFor').mockImplementation(() => new Promise((resolve) => (caughtUp = resolve)));
+    let returned = false;
+
+    const producing = world.renderSteps.produceNow(requestId).then((file) => {
+      returned = true;
+      return file;
+    });
+    await vi.waitFor(() => expect(waits).toHaveBeenCalled());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const completed = (await world.streamOf(requestId)).at(-1);
+    expect(completed?.type).toBe('RenderCompleted');
+    expect(waits).toHaveBeenCalledWith(completed?.position);
+    expect(returned).toBe(false);
+    caughtUp(true);
+    expect((await producing).storageKey).toBe((completed?.data as { storageKey: string }).storageKey);
+  });
+
   it('still hands over the stored file when recording early fails, and the recording step records it', async () => {
     const append = world.eventStore.append.bind(world.eventStore);
     vi.spyOn(world.eventStore, 'append').mockImplementationOnce(() => Promise.reject(new Error('connection reset')));
