@@ -33,24 +33,46 @@ describe('render steps: producing for a client that waits (produceNow)', () => {
     expect(await world.typesOf(requestId)).toEqual(['RenderRequested', 'RenderCompleted']);
   });
 
-  it('returns once the read models show the completion, which is when the caller waiting here is answered', async () => {
-    let caughtUp: (reached: boolean) => void = () => {};
-    const waits = vi.spyOn(world.readModels.progress, 'waitFor').mockImplementation(() => new Promise((resolve) => (caughtUp = resolve)));
-    let returned = false;
+  /** Holds the read models back until the test lets them catch up. */
+  const heldReadModels = () => {
+    let catchUp: (reached: boolean) => void = () => {};
+    const waits = vi.spyOn(world.readModels.progress, 'waitFor').mockImplementation(() => new Promise((resolve) => (catchUp = resolve)));
+    return { waits, catchUp: () => catchUp(true) };
+  };
 
-    const producing = world.renderSteps.produceNow(requestId).then((file) => {
-      returned = true;
-      return file;
-    });
+  /** Whether `step` is still running once it asked for the read models and had time to go on. */
+  const stillWaiting = async (step: Promise<unknown>, waits: ReturnType<typeof heldReadModels>['waits']) => {
+    let returned = false;
+    void step.then(() => (returned = true));
     await vi.waitFor(() => expect(waits).toHaveBeenCalled());
     await new Promise((resolve) => setTimeout(resolve, 20));
+    return !returned;
+  };
 
+  it('returns once the read models show the completion, which is when the caller waiting here is answered', async () => {
+    const { waits, catchUp } = heldReadModels();
+
+    const producing = world.renderSteps.produceNow(requestId);
+
+    expect(await stillWaiting(producing, waits)).toBe(true);
     const completed = (await world.streamOf(requestId)).at(-1);
     expect(completed?.type).toBe('RenderCompleted');
     expect(waits).toHaveBeenCalledWith(completed?.position);
-    expect(returned).toBe(false);
-    caughtUp(true);
+    catchUp();
     expect((await producing).storageKey).toBe((completed?.data as { storageKey: string }).storageKey);
+  });
+
+  it('records a failure the same way: the step returns once the read models show it', async () => {
+    const { waits, catchUp } = heldReadModels();
+
+    const failing = world.renderSteps.fail(requestId, { status: 'failed', code: 'validation', reason: 'the template threw' });
+
+    expect(await stillWaiting(failing, waits)).toBe(true);
+    const failed = (await world.streamOf(requestId)).at(-1);
+    expect(failed?.type).toBe('RenderFailed');
+    expect(waits).toHaveBeenCalledWith(failed?.position);
+    catchUp();
+    expect(await failing).toBe(failed?.position);
   });
 
   it('still hands over the stored file when recording early fails, and the recording step records it', async () => {
