@@ -33,6 +33,7 @@ import { countPdfPages } from '../infrastructure/rendering/pdf-pages.js';
 import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
 import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
+import { startBareHttpServer } from './bench/bare-http.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, HIT_DATA, SAMPLE_DATA, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
 import type { CaptureCall, CaptureKind, CaptureLoadRequest, CaptureRunReply, CaptureSample } from './bench/capture-load.worker.js';
@@ -141,7 +142,7 @@ interface CpuPerRender {
 interface Scenario {
   readonly label: string;
   /** raw-pdf and pdf: the 50-page document, reported apart from the card. */
-  readonly kind: 'raw' | 'miss' | 'hit' | 'raw-pdf' | 'pdf' | 'raw-capture' | 'capture';
+  readonly kind: 'raw' | 'miss' | 'hit' | 'bare-http' | 'raw-pdf' | 'pdf' | 'raw-capture' | 'capture';
   readonly output: 'json' | 'image' | null;
   readonly concurrency: number;
   readonly stats: Stats;
@@ -532,6 +533,17 @@ try {
     serviceTimes = null;
     if (single) hitParts.append.push(...storeCalls.slice(firstCall).filter((entry) => entry.op === 'append').map((entry) => entry.end - entry.start));
   }
+  // The floor of a hit on this machine: the same request answered by node:http alone.
+  const bare = await startBareHttpServer();
+  stops.push(() => bare.close());
+  for (const concurrency of HIT_CONCURRENCY) {
+    scenarios.push(
+      await measured(`bare http c${concurrency}`, 'bare-http', 'json', concurrency, async () => {
+        const reply = await load.call({ baseUrl: bare.url, apiKey, templateId, path: 'bare', output: 'json', concurrency, ...HIT_RUN[concurrency], firstIndex: 0, timeoutMs: REQUEST_TIMEOUT_MS });
+        return { run: reply, clientCpu: reply.clientCpu };
+      }),
+    );
+  }
 
   const find = (kind: Scenario['kind'], output: Scenario['output'], concurrency: number) =>
     scenarios.find((scenario) => scenario.kind === kind && scenario.output === output && scenario.concurrency === concurrency);
@@ -545,6 +557,7 @@ try {
     print('   miss = POST /api/v2/render, cache: false, new data each request (?output=image returns the JPEG itself)');
   }
   print('   hit = POST /api/v2/render of one identical request, repeated');
+  print("   bare http = the hit's request to a bare node:http server in the service's thread, which parses it and answers a JSON of the same shape: a hit's floor on this machine");
   print(table(
     ['scenario', 'n', 'p50 ms', 'p95 ms', 'renders/s', 'p50 vs raw', 'r/s vs raw'],
     scenarios.map((scenario) => {
@@ -668,6 +681,8 @@ try {
   const hitRate = find('hit', 'json', 8)?.stats.perSecond ?? Number.NaN;
   targetRows.push(['cache-hit p50 at c1', `${ms(hitC1)} ms`, `<= ${TARGETS.hitP50Ms} ms`, verdict(hitC1 <= TARGETS.hitP50Ms)]);
   targetRows.push(['cache hits per second at c8', hitRate.toFixed(0), `>= ${TARGETS.hitsPerSecondAtC8}`, verdict(hitRate >= TARGETS.hitsPerSecondAtC8)]);
+  const bareRate = find('bare-http', 'json', 8)?.stats.perSecond ?? Number.NaN;
+  targetRows.push([`  (as a share of bare node:http's ${bareRate.toFixed(0)}/s)`, `${((hitRate / bareRate) * 100).toFixed(0)}%`, '', '']);
   const requestTrips = hitRoundTrips.get(1)?.request ?? Number.NaN;
   targetRows.push(['database round trips per hit (request path, c1)', requestTrips.toFixed(2), `<= ${TARGETS.roundTripsPerHit}`, verdict(requestTrips <= TARGETS.roundTripsPerHit)]);
   print(table(['target', 'measured', 'goal', ''], targetRows));
@@ -798,6 +813,15 @@ try {
   for (const [concurrency, trips] of hitRoundTrips) {
     const c = find('hit', 'json', concurrency)?.cpu;
     print(`   c${concurrency}: database round trips per hit ${trips.request.toFixed(2)} in the request, ${trips.all.toFixed(2)} in all (projections included); CPU per hit ${ms((c?.total ?? Number.NaN) * 1000)} ms (node ${ms((c?.node ?? Number.NaN) * 1000)}, postgres ${ms((c?.postgres ?? Number.NaN) * 1000)})`);
+  }
+  for (const concurrency of HIT_CONCURRENCY) {
+    const hit = find('hit', 'json', concurrency);
+    const floor = find('bare-http', 'json', concurrency);
+    if (!hit || !floor) continue;
+    print(
+      `   c${concurrency} against bare node:http: p50 ${ms(hit.stats.p50)} vs ${ms(floor.stats.p50)} ms, ${hit.stats.perSecond.toFixed(0)} vs ${floor.stats.perSecond.toFixed(0)} per s (${((hit.stats.perSecond / floor.stats.perSecond) * 100).toFixed(0)}%), ` +
+        `node CPU per request ${ms(hit.cpu.node * 1000)} vs ${ms(floor.cpu.node * 1000)} ms`,
+    );
   }
   print(`   render use case p50 ${ms(median(hitParts.service))} ms (of which appends p50 ${ms(median(hitParts.append))} ms, ${(hitParts.append.length / Math.max(1, hitParts.service.length)).toFixed(1)} per hit); HTTP, auth and logging around it ${ms(hitC1P50 - median(hitParts.service))} ms`);
 

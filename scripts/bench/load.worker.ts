@@ -8,8 +8,11 @@ export interface LoadRequest extends RunLimits {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly templateId: string;
-  /** miss: cache: false and data of its own per request (from firstIndex on); hit: one identical request. */
-  readonly path: 'miss' | 'hit';
+  /**
+   * miss: cache: false and data of its own per request (from firstIndex on); hit: one identical
+   * request; bare: the hit's request to a bare node:http server at baseUrl (the bench's baseline).
+   */
+  readonly path: 'miss' | 'hit' | 'bare';
   readonly output: 'json' | 'image';
   readonly firstIndex: number;
   readonly timeoutMs: number;
@@ -67,7 +70,7 @@ const renderOnce = async (request: LoadRequest, index: number): Promise<LoadSamp
       : { template: request.templateId, outputFormat: 'jpeg', data: HIT_DATA };
   const sentAt = wallNow();
   const response = await post(
-    `${request.baseUrl}/api/v2/render${request.output === 'image' ? '?output=image' : ''}`,
+    request.path === 'bare' ? `${request.baseUrl}/bare` : `${request.baseUrl}/api/v2/render${request.output === 'image' ? '?output=image' : ''}`,
     { 'x-api-key': request.apiKey, 'content-type': 'application/json' },
     JSON.stringify(body),
     request.timeoutMs,
