@@ -14,6 +14,7 @@ import type { EventEnvelope, EventMetadata, RecordedEvent } from '../../domain/s
 import type { EventSchemaRegistry } from '../event-schemas/event-schema-registry.js';
 import { chainEvents } from './event-chain.js';
 import { createGroupCommit, type ItemOutcome } from './group-commit.js';
+import { createKnownHeads, type ChainStart, type KnownHeads } from './known-heads.js';
 
 /** The subset of a pino (or console) logger this adapter uses. */
 export interface PostgresEventStoreLogger {
@@ -90,6 +91,14 @@ interface WrittenBatch {
   readonly lastPosition: number | null;
   /** What the batch wrote, as a read of the log after `page.before` would return it once committed. */
   readonly page: LocalPage;
+  /** Where the streams it wrote end once it commits. */
+  readonly heads: readonly StreamHead[];
+}
+
+interface StreamHead {
+  readonly streamName: string;
+  readonly revision: number;
+  readonly hash: string | null;
 }
 
 /**
@@ -230,22 +239,36 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
     const position = lastRevision === null ? -1 : (positions.get(rowKey(streamName, lastRevision)) ?? -1);
     return { ok: true, value: { nextExpectedRevision: lastRevision ?? -1, position } };
   });
-  return { outcomes, lastPosition, page: pageOf(before, insertedEvents, insertedRows) };
+  const written = new Set(insertedEvents.map((event) => event.streamName));
+  const newHeads = [...heads].filter(([streamName]) => written.has(streamName)).map(([streamName, head]) => ({ streamName, ...head }));
+  return { outcomes, lastPosition, page: pageOf(before, insertedEvents, insertedRows), heads: newHeads };
 };
 
-/** Each append of the batch creates its stream, and no two create the same one. */
-const createsNewStreams = (appends: readonly PendingAppend[]) =>
-  appends.every((append) => append.expected === 'no-stream' && append.events.length > 0) &&
-  new Set(appends.map((append) => append.streamName)).size === appends.length;
+/**
+ * Where each append of the batch chains on, when no head needs reading: each creates its stream or
+ * expects it where this store last saw it end (known-heads.ts), writes events, and no two write the
+ * same stream. Undefined when the batch must read its heads.
+ */
+const chainStartsOf = (appends: readonly PendingAppend[], known: KnownHeads): ChainStart[] | undefined => {
+  if (new Set(appends.map((append) => append.streamName)).size !== appends.length) return undefined;
+  const starts: ChainStart[] = [];
+  for (const { streamName, events, expected } of appends) {
+    const start = events.length > 0 ? known.chainFrom(streamName, expected) : undefined;
+    if (!start) return undefined;
+    starts.push(start);
+  }
+  return starts;
+};
 
 /**
- * The whole transaction of a batch that only creates streams, as one statement string: one round
- * trip instead of three. A new stream has no head to read (its chain starts from nothing), and a
- * stream that exists after all is refused by the unique (stream, revision) key, which aborts the
- * transaction before its commit. Values go in as escaped literals, the simple protocol taking no
- * parameters; the notification is sent by the same transaction, so only if it commits.
+ * The whole transaction of a batch whose heads need no reading, as one statement string: one round
+ * trip instead of three. A new stream's chain starts from nothing and a known head's from its hash;
+ * a stream that moved on after all (or exists, for one created) is refused by the unique (stream,
+ * revision) key, which aborts the transaction before its commit. Values go in as escaped literals,
+ * the simple protocol taking no parameters; the notification is sent by the same transaction, so
+ * only if it commits.
  */
-const createStreamsStatement = (rows: readonly InsertedEvent[]) => {
+const appendOnKnownHeadsStatement = (rows: readonly InsertedEvent[]) => {
   const array = (values: readonly string[], type: string) => `array[${values.join(', ')}]::${type}[]`;
   const literals = (pick: (row: InsertedEvent) => string) => rows.map((row) => pg.escapeLiteral(pick(row)));
   return `
@@ -294,6 +317,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
   }
 
   const subscriptions = new Set<Subscription>();
+  const knownHeads = createKnownHeads();
 
   /** A batch whose transaction failed before its commit: rolled back, and each append given its own fate. */
   const refused = async (client: pg.PoolClient, appends: readonly PendingAppend[], error: unknown): Promise<ItemOutcome<AppendResult>[]> => {
@@ -311,10 +335,20 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     return alone;
   };
 
-  const commitNewStreams = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
-    const rows = appends.flatMap(({ streamName, events }) =>
-      chainEvents(streamName, 0, null, events).map(
-        (event, revision): InsertedEvent => ({ streamName, revision, type: event.type, data: JSON.stringify(event.data), metadata: JSON.stringify(event.metadata) }),
+  const commitOnKnownHeads = async (appends: readonly PendingAppend[], starts: readonly ChainStart[]): Promise<ItemOutcome<AppendResult>[]> => {
+    const chains = appends.map(({ streamName, events }, index) => {
+      const { firstRevision, previousHash } = starts[index] ?? { firstRevision: 0, previousHash: null };
+      return { streamName, firstRevision, chained: chainEvents(streamName, firstRevision, previousHash, events) };
+    });
+    const rows = chains.flatMap(({ streamName, firstRevision, chained }) =>
+      chained.map(
+        (event, index): InsertedEvent => ({
+          streamName,
+          revision: firstRevision + index,
+          type: event.type,
+          data: JSON.stringify(event.data),
+          metadata: JSON.stringify(event.metadata),
+        }),
       ),
     );
     const client = await pool.connect();
@@ -322,7 +356,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     let before: number;
     const committed = local.committing();
     try {
-      const results = (await client.query(createStreamsStatement(rows))) as unknown as pg.QueryResult[];
+      const results = (await client.query(appendOnKnownHeadsStatement(rows))) as unknown as pg.QueryResult[];
       inserted = results.at(-2)?.rows ?? [];
       before = Number((results[2]?.rows[0] as { before: string } | undefined)?.before);
     } catch (error) {
@@ -339,11 +373,16 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     committed(pageOf(before, rows, inserted));
     const positions = new Map<string, number>();
     for (const row of inserted) positions.set(row.stream_name, Math.max(positions.get(row.stream_name) ?? 0, Number(row.position)));
-    return appends.map(({ streamName, events }) => ({ ok: true, value: { nextExpectedRevision: events.length - 1, position: positions.get(streamName) ?? -1 } }));
+    return chains.map(({ streamName, firstRevision, chained }) => {
+      const lastRevision = firstRevision + chained.length - 1;
+      knownHeads.saw(streamName, lastRevision, chained.at(-1)?.metadata.hash ?? null);
+      return { ok: true, value: { nextExpectedRevision: lastRevision, position: positions.get(streamName) ?? -1 } };
+    });
   };
 
   const commitAppends = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
-    if (createsNewStreams(appends)) return commitNewStreams(appends);
+    const starts = chainStartsOf(appends, knownHeads);
+    if (starts) return commitOnKnownHeads(appends, starts);
     const client = await pool.connect();
     let written: WrittenBatch;
     try {
@@ -368,6 +407,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     }
     client.release();
     committed(written.page);
+    for (const { streamName, revision, hash } of written.heads) knownHeads.saw(streamName, revision, hash);
     return written.outcomes;
   };
 
@@ -390,6 +430,8 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       `select ${SELECT_COLUMNS} from events where stream_name = $1 and revision >= $2 order by revision`,
       [streamName, fromRevision],
     );
+    const head = result.rows.at(-1);
+    if (head) knownHeads.saw(streamName, head.revision, head.metadata.hash ?? null);
     return result.rows.map(toCurrent);
   }
 

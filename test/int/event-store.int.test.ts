@@ -5,6 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventStore } from '../../application/ports/event-store.js';
 import type { EventEnvelope } from '../../domain/shared/events.js';
+import { createChainChecker } from '../../infrastructure/event-store/event-chain.js';
 import { createEventStoreDbEventStore } from '../../infrastructure/event-store/eventstoredb-event-store.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
 import { createTestDatabase } from '../support/database.js';
@@ -161,12 +162,44 @@ describe('PostgreSQL event store: group commit', () => {
   it('takes any stream name, quotes and backslashes included, into the batch it reads heads for', async () => {
     const odd = `odd'${randomUUID()}\\'); drop table events; --"ü`;
     await Promise.all([store.append(odd, [envelope('First')], 'no-stream'), store.append(`${odd}-other`, [envelope('Other')], 'no-stream')]);
-    await store.append(odd, [envelope('Second')], 0);
+    // Any revision: the store reads the head, where an expected one it saw would not.
+    await store.append(odd, [envelope('Second')], 'any');
 
     expect((await store.readStream(odd)).map((event) => [event.streamName, event.revision, event.type])).toEqual([
       [odd, 0, 'First'],
       [odd, 1, 'Second'],
     ]);
+  });
+
+  it('appends where it last saw a stream end in one round trip; a writer in between makes it a conflict, and the chain stays whole', async () => {
+    const stream = `known-head-${randomUUID()}`;
+    const other = await createPostgresEventStore({ connectionString: await (databaseUrl ??= createTestDatabase()) });
+    try {
+      await store.append(stream, [envelope('First')], 'no-stream');
+      const queries = vi.spyOn(pg.Client.prototype, 'query');
+      await store.append(stream, [envelope('Second')], 0);
+      // Lock, insert, notify and commit in one statement: no read of the head first.
+      expect(queries).toHaveBeenCalledTimes(1);
+      queries.mockRestore();
+
+      // Another store appends; this one still believes the stream ends at revision 1.
+      await other.append(stream, [envelope('Elsewhere')], 1);
+      await expect(store.append(stream, [envelope('Stale')], 1)).rejects.toMatchObject({ code: 'conflict' });
+      expect((await store.readStream(stream)).map((event) => event.type)).toEqual(['First', 'Second', 'Elsewhere']);
+
+      // Having read it, it appends where the stream ends now, at once again.
+      const again = vi.spyOn(pg.Client.prototype, 'query');
+      expect(await store.append(stream, [envelope('Third'), envelope('Fourth')], 2)).toMatchObject({ nextExpectedRevision: 4 });
+      expect(again).toHaveBeenCalledTimes(1);
+      again.mockRestore();
+
+      const events = await other.readStream(stream);
+      expect(events.map((event) => event.revision)).toEqual([0, 1, 2, 3, 4]);
+      const checker = createChainChecker();
+      expect(events.map((event) => checker.check(event))).toEqual([null, null, null, null, null]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('fails only the append the database refuses; the others of its batch are committed', async () => {
