@@ -119,7 +119,10 @@ export const createProjectionRunner = ({
 
   const applyBatch = async (events: readonly RecordedEvent[]) => {
     const last = events.at(-1);
-    if (!last) return;
+    // A batch the locked path found applied already (another instance moved the checkpoint past it
+    // while this runner's subscription was still on its way there) is passed over: written where this
+    // runner left the checkpoint, its move would take the checkpoint back to the batch's end.
+    if (!last || last.position <= applied) return;
     if (!events.some(concerns)) {
       // Nothing to write but the checkpoint (a busy log of cache hits, for the templates projection):
       // moved with the other runners' moves in a while (checkpoint-moves.ts), applied for readers now.

@@ -9,14 +9,16 @@ import type { EventStore } from '../../application/ports/event-store.js';
 import { toEnvelopes } from '../../application/shared/command-handler.js';
 import type { RequestContext } from '../../application/shared/request-context.js';
 import { accountStream, API_KEY_SCOPES, type AccountEvent, type Plan } from '../../domain/accounts/account-events.js';
-import type { DomainEvent } from '../../domain/shared/events.js';
+import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
 import { templateStream, type TemplateCreated, type TemplateEvent } from '../../domain/templates/template-events.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
+import { documentStore } from '../../infrastructure/projections/document-store.js';
 import type { ApplyAtCheckpoint, Projection } from '../../infrastructure/projections/projection.js';
 import { createRebuilder } from '../../infrastructure/projections/rebuild.js';
 import { createProjectionRunner } from '../../infrastructure/projections/projection-runner.js';
+import { templatesProjection } from '../../infrastructure/projections/templates-projection.js';
 import { allProjections, createProjectionSet, type ProjectionSet } from '../../infrastructure/projections/projection-set.js';
 import { AccountRow } from '../../infrastructure/read-models/entities.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
@@ -629,6 +631,46 @@ describe('rebuild from position 0', () => {
     // The templates checkpoint is at the end of the log: catching up re-applies nothing.
     expect(applied).toEqual([]);
     expect(await dump(store.sql)).toEqual(before);
+  });
+});
+
+describe('a runner that finds its checkpoint moved on by another instance', () => {
+  it('applies nothing the other applied and never moves the checkpoint back to a batch it is handed late', async () => {
+    const store = await openStore();
+    try {
+      const orgId = `late-${randomUUID()}`;
+      const templateIds = [1, 2, 3, 4].map((index) => `late-${index}-${randomUUID()}`);
+      for (const templateId of templateIds) await appendAll(store.eventStore, orgId, [templateCreated(templateId, orgId)]);
+      const events = await store.eventStore.readAll({ after: null, limit: 10 });
+      // Its subscription hands over one event at a time, when the test says.
+      let deliver: (page: RecordedEvent[]) => Promise<void> = async () => {};
+      const lateStore: EventStore = {
+        ...store.eventStore,
+        readAll: async () => [],
+        subscribeToAll: (_after, handler) => {
+          deliver = handler;
+          return { stop: async () => {}, done: new Promise(() => {}) };
+        },
+      };
+      const runner = createProjectionRunner({ orm: store.orm, eventStore: lateStore, logger, projection: documentStore(templatesProjection) });
+      await runner.start();
+      const checkpoint = async () => Number((await store.sql.query<{ position: string }>(`select position from projection_checkpoints where name = 'templates'`)).rows[0]?.position);
+      // Another instance applied the first three events meanwhile.
+      const third = events[2]?.position ?? Number.NaN;
+      await store.sql.query(`update projection_checkpoints set position = $1 where name = 'templates'`, [third]);
+
+      const seen: number[] = [];
+      for (const event of events) {
+        await deliver([event]);
+        seen.push(await checkpoint());
+      }
+
+      expect(seen).toEqual([third, third, third, events[3]?.position]);
+      expect((await store.sql.query<{ id: string }>('select id from templates')).rows.map((row) => row.id)).toEqual([templateIds[3]]);
+      await runner.stop();
+    } finally {
+      await store.close();
+    }
   });
 });
 
