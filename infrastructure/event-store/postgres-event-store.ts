@@ -249,15 +249,15 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
  * expects it where this store last saw it end (known-heads.ts), writes events, and no two write the
  * same stream. Undefined when the batch must read its heads.
  */
-const chainStartsOf = (appends: readonly PendingAppend[], known: KnownHeads): ChainStart[] | undefined => {
+const chainStartsOf = (appends: readonly PendingAppend[], known: KnownHeads): (PendingAppend & ChainStart)[] | undefined => {
   if (new Set(appends.map((append) => append.streamName)).size !== appends.length) return undefined;
-  const starts: ChainStart[] = [];
-  for (const { streamName, events, expected } of appends) {
-    const start = events.length > 0 ? known.chainFrom(streamName, expected) : undefined;
+  const started: (PendingAppend & ChainStart)[] = [];
+  for (const append of appends) {
+    const start = append.events.length > 0 ? known.chainFrom(append.streamName, append.expected) : undefined;
     if (!start) return undefined;
-    starts.push(start);
+    started.push({ ...append, ...start });
   }
-  return starts;
+  return started;
 };
 
 /**
@@ -335,11 +335,12 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     return alone;
   };
 
-  const commitOnKnownHeads = async (appends: readonly PendingAppend[], starts: readonly ChainStart[]): Promise<ItemOutcome<AppendResult>[]> => {
-    const chains = appends.map(({ streamName, events }, index) => {
-      const { firstRevision, previousHash } = starts[index] ?? { firstRevision: 0, previousHash: null };
-      return { streamName, firstRevision, chained: chainEvents(streamName, firstRevision, previousHash, events) };
-    });
+  const commitOnKnownHeads = async (appends: readonly (PendingAppend & ChainStart)[]): Promise<ItemOutcome<AppendResult>[]> => {
+    const chains = appends.map(({ streamName, events, firstRevision, previousHash }) => ({
+      streamName,
+      firstRevision,
+      chained: chainEvents(streamName, firstRevision, previousHash, events),
+    }));
     const rows = chains.flatMap(({ streamName, firstRevision, chained }) =>
       chained.map(
         (event, index): InsertedEvent => ({
@@ -381,8 +382,8 @@ export async function createPostgresEventStore({ connectionString, logger, schem
   };
 
   const commitAppends = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
-    const starts = chainStartsOf(appends, knownHeads);
-    if (starts) return commitOnKnownHeads(appends, starts);
+    const started = chainStartsOf(appends, knownHeads);
+    if (started) return commitOnKnownHeads(started);
     const client = await pool.connect();
     let written: WrittenBatch;
     try {

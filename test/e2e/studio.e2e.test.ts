@@ -47,19 +47,29 @@ const pixelsOf = async (element: ElementHandle): Promise<Pixels> => {
 const near = (actual: readonly number[], expected: readonly number[], tolerance = 40) => actual.every((value, index) => Math.abs(value - (expected[index] ?? 0)) <= tolerance);
 
 /** Waits until the element's pixel at a fraction of its size is near a colour. */
-const waitForColour = async (selector: string, fx: number, fy: number, colour: readonly number[], what: string) =>
-  waitFor(
-    what,
-    async () => {
-      const element = await page.$(selector);
-      // Re-rendered (a restore reloads the editor): for a moment there is nothing visible to take a picture of.
-      if (!element || !(await element.isVisible())) return undefined;
-      const pixels = await pixelsOf(element).catch(() => undefined);
-      if (!pixels) return undefined;
-      return near(pixels.at(pixels.width * fx, pixels.height * fy), colour) ? pixels : undefined;
-    },
-    30_000,
-  );
+const waitForColour = async (selector: string, fx: number, fy: number, colour: readonly number[], what: string) => {
+  let seen = 'no picture';
+  try {
+    return await waitFor(
+      what,
+      async () => {
+        const element = await page.$(selector);
+        // Re-rendered (a restore reloads the editor): for a moment there is nothing visible to take a picture of.
+        if (!element || !(await element.isVisible())) return undefined;
+        const pixels = await pixelsOf(element).catch(() => undefined);
+        if (!pixels) return undefined;
+        const at = pixels.at(pixels.width * fx, pixels.height * fy);
+        seen = `rgb(${at.join(', ')})`;
+        return near(at, colour) ? pixels : undefined;
+      },
+      30_000,
+    );
+  } catch (error) {
+    // What the page last showed and said (a preview's error is in its caption), for a failure that says why.
+    const captions = await page.evaluate('[...document.querySelectorAll("figcaption")].map((caption) => caption.textContent).join(" | ")').catch(() => 'unreadable');
+    throw new Error(`${(error as Error).message}: the preview last showed ${seen}, the page said "${String(captions)}"`);
+  }
+};
 
 /** A control by its role and accessible name, as assistive technology finds it. */
 const field = (name: string, role = 'textbox') => page.locator(`::-p-aria([name="${name}"][role="${role}"])`);
