@@ -91,14 +91,6 @@ interface WrittenBatch {
   readonly lastPosition: number | null;
   /** What the batch wrote, as a read of the log after `page.before` would return it once committed. */
   readonly page: LocalPage;
-  /** Where the streams it wrote end once it commits. */
-  readonly heads: readonly StreamHead[];
-}
-
-interface StreamHead {
-  readonly streamName: string;
-  readonly revision: number;
-  readonly hash: string | null;
 }
 
 /**
@@ -125,6 +117,16 @@ interface InsertedEvent {
   readonly data: string;
   readonly metadata: string;
 }
+
+/** A stream's chained events from `firstRevision` on, as the rows to insert. */
+const rowsOf = (streamName: string, firstRevision: number, chained: readonly EventEnvelope[]): InsertedEvent[] =>
+  chained.map((event, index) => ({
+    streamName,
+    revision: firstRevision + index,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    metadata: JSON.stringify(event.metadata),
+  }));
 
 /** The inserted events as the log reads them back: parsed from the JSON stored, at the positions the insert gave them. */
 const pageOf = (before: number, inserted: readonly InsertedEvent[], rows: readonly InsertedRow[]): LocalPage => {
@@ -203,15 +205,14 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
     if (events.length === 0) return { ok: true as const, streamName, lastRevision: current };
     const firstRevision = (current ?? -1) + 1;
     const chained = chainEvents(streamName, firstRevision, head?.hash ?? null, events);
-    chained.forEach((event, index) => {
-      const inserted = { streamName, revision: firstRevision + index, type: event.type, data: JSON.stringify(event.data), metadata: JSON.stringify(event.metadata) };
-      insertedEvents.push(inserted);
+    for (const row of rowsOf(streamName, firstRevision, chained)) {
+      insertedEvents.push(row);
       columns.streams.push(streamName);
-      columns.revisions.push(inserted.revision);
-      columns.types.push(event.type);
-      columns.data.push(inserted.data);
-      columns.metadata.push(inserted.metadata);
-    });
+      columns.revisions.push(row.revision);
+      columns.types.push(row.type);
+      columns.data.push(row.data);
+      columns.metadata.push(row.metadata);
+    }
     const lastRevision = firstRevision + chained.length - 1;
     heads.set(streamName, { revision: lastRevision, hash: chained.at(-1)?.metadata.hash ?? null });
     return { ok: true as const, streamName, lastRevision };
@@ -239,9 +240,7 @@ const writeAppends = async (client: pg.PoolClient, appends: readonly PendingAppe
     const position = lastRevision === null ? -1 : (positions.get(rowKey(streamName, lastRevision)) ?? -1);
     return { ok: true, value: { nextExpectedRevision: lastRevision ?? -1, position } };
   });
-  const written = new Set(insertedEvents.map((event) => event.streamName));
-  const newHeads = [...heads].filter(([streamName]) => written.has(streamName)).map(([streamName, head]) => ({ streamName, ...head }));
-  return { outcomes, lastPosition, page: pageOf(before, insertedEvents, insertedRows), heads: newHeads };
+  return { outcomes, lastPosition, page: pageOf(before, insertedEvents, insertedRows) };
 };
 
 /**
@@ -319,6 +318,12 @@ export async function createPostgresEventStore({ connectionString, logger, schem
   const subscriptions = new Set<Subscription>();
   const knownHeads = createKnownHeads();
 
+  /** A commit of this store's took effect: its page goes to the subscriptions, and its streams end where it left them. */
+  const committedWith = (committed: (page?: LocalPage) => void, page: LocalPage) => {
+    committed(page);
+    for (const event of page.events) knownHeads.saw(event.streamName, event.revision, event.metadata.hash ?? null);
+  };
+
   /** A batch whose transaction failed before its commit: rolled back, and each append given its own fate. */
   const refused = async (client: pg.PoolClient, appends: readonly PendingAppend[], error: unknown): Promise<ItemOutcome<AppendResult>[]> => {
     const rolledBack = await client.query('rollback').then(
@@ -341,17 +346,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       firstRevision,
       chained: chainEvents(streamName, firstRevision, previousHash, events),
     }));
-    const rows = chains.flatMap(({ streamName, firstRevision, chained }) =>
-      chained.map(
-        (event, index): InsertedEvent => ({
-          streamName,
-          revision: firstRevision + index,
-          type: event.type,
-          data: JSON.stringify(event.data),
-          metadata: JSON.stringify(event.metadata),
-        }),
-      ),
-    );
+    const rows = chains.flatMap(({ streamName, firstRevision, chained }) => rowsOf(streamName, firstRevision, chained));
     const client = await pool.connect();
     let inserted: InsertedRow[];
     let before: number;
@@ -371,14 +366,13 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       return refused(client, appends, error);
     }
     client.release();
-    committed(pageOf(before, rows, inserted));
+    committedWith(committed, pageOf(before, rows, inserted));
     const positions = new Map<string, number>();
     for (const row of inserted) positions.set(row.stream_name, Math.max(positions.get(row.stream_name) ?? 0, Number(row.position)));
-    return chains.map(({ streamName, firstRevision, chained }) => {
-      const lastRevision = firstRevision + chained.length - 1;
-      knownHeads.saw(streamName, lastRevision, chained.at(-1)?.metadata.hash ?? null);
-      return { ok: true, value: { nextExpectedRevision: lastRevision, position: positions.get(streamName) ?? -1 } };
-    });
+    return chains.map(({ streamName, firstRevision, chained }) => ({
+      ok: true,
+      value: { nextExpectedRevision: firstRevision + chained.length - 1, position: positions.get(streamName) ?? -1 },
+    }));
   };
 
   const commitAppends = async (appends: readonly PendingAppend[]): Promise<ItemOutcome<AppendResult>[]> => {
@@ -407,8 +401,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
       throw error;
     }
     client.release();
-    committed(written.page);
-    for (const { streamName, revision, hash } of written.heads) knownHeads.saw(streamName, revision, hash);
+    committedWith(committed, written.page);
     return written.outcomes;
   };
 
