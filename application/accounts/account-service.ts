@@ -85,8 +85,9 @@ export const createAccountService = (deps: AccountServiceDeps) => {
 
     /** The caller a key stands for, or null for an unknown or revoked key. */
     async authenticate(key: string): Promise<Caller | null> {
+      // Found by its digest, so the key matches: hashing it again to compare would only cost time on every request.
       const found: ApiKeyView | null = await deps.accounts.findKeyByHash(deps.apiKeys.hash(key));
-      if (!found || found.revoked || !deps.apiKeys.matches(key, found.hash)) return null;
+      if (!found || found.revoked) return null;
       return { orgId: found.orgId, actor: found.id, scopes: found.scopes };
     },
 

@@ -2,8 +2,6 @@
 export interface ApiKeyCodec {
   generate(): { readonly key: string; readonly prefix: string };
   hash(key: string): string;
-  /** Constant-time comparison of a presented key with a stored digest. */
-  matches(key: string, hash: string): boolean;
 }
 
 /** Finds the merge fields (`{{name}}`) a template's HTML uses. */

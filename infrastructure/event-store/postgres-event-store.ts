@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { CONNECTION_BOUNDS } from '../postgres/connection-bounds.js';
+import { textLiteral } from '../postgres/text-literal.js';
 import type {
   AppendResult,
   EventStore,
@@ -263,13 +264,13 @@ const chainStartsOf = (appends: readonly PendingAppend[], known: KnownHeads): (P
  * The whole transaction of a batch whose heads need no reading, as one statement string: one round
  * trip instead of three. A new stream's chain starts from nothing and a known head's from its hash;
  * a stream that moved on after all (or exists, for one created) is refused by the unique (stream,
- * revision) key, which aborts the transaction before its commit. Values go in as escaped literals,
+ * revision) key, which aborts the transaction before its commit. Values go in as literals (text-literal.ts),
  * the simple protocol taking no parameters; the notification is sent by the same transaction, so
  * only if it commits.
  */
 const appendOnKnownHeadsStatement = (rows: readonly InsertedEvent[]) => {
   const array = (values: readonly string[], type: string) => `array[${values.join(', ')}]::${type}[]`;
-  const literals = (pick: (row: InsertedEvent) => string) => rows.map((row) => pg.escapeLiteral(pick(row)));
+  const literals = (pick: (row: InsertedEvent) => string) => rows.map((row) => textLiteral(pick(row)));
   return `
   begin;
   select pg_advisory_xact_lock(${APPEND_LOCK_KEY});

@@ -16,15 +16,63 @@ import { createRememberedRows } from './remembered-rows.js';
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-export const tableOf = (em: EntityManager, entity: EntityName<object>) => {
+interface Table {
+  readonly primaryKey: string;
+  /** `memberName`: the column's name as a JSON member starts, `"name":`. */
+  readonly columns: readonly { readonly property: string; readonly column: string; readonly memberName: string }[];
+  readonly name: string;
+  readonly keyColumn: string;
+  /** The quoted column list, and the upsert's `set` of every column but the key. */
+  readonly columnList: string;
+  readonly updates: readonly string[];
+}
+
+/** Tables by their entity's metadata and the schema they are read in (a rebuild writes tables of its own schema). */
+const tables = new WeakMap<object, Map<string, Table>>();
+
+/** An entity's table as its statements name it; worked out once per schema, since every batch of every projection asks. */
+export const tableOf = (em: EntityManager, entity: EntityName<object>): Table => {
   const meta = em.getMetadata().get(entity);
+  const schema = em.schema ?? meta.schema;
+  const bySchema = tables.get(meta) ?? new Map<string, Table>();
+  tables.set(meta, bySchema);
+  const known = bySchema.get(schema ?? '');
+  if (known) return known;
   const [primaryKey] = meta.primaryKeys;
   if (primaryKey === undefined) throw new Error(`read model ${meta.className} has no primary key`);
-  const columns = meta.props.filter((prop) => prop.persist !== false).map((prop) => ({ property: prop.name, column: prop.fieldNames[0] ?? prop.name }));
-  const schema = em.schema ?? meta.schema;
+  const columns = meta.props
+    .filter((prop) => prop.persist !== false)
+    .map((prop) => {
+      const column = prop.fieldNames[0] ?? prop.name;
+      return { property: prop.name, column, memberName: `${JSON.stringify(column)}:` };
+    });
   const name = schema ? `${quote(schema)}.${quote(meta.tableName)}` : quote(meta.tableName);
   const keyColumn = columns.find((column) => column.property === primaryKey)?.column ?? primaryKey;
-  return { primaryKey, columns, name, keyColumn };
+  const table = {
+    primaryKey,
+    columns,
+    name,
+    keyColumn,
+    columnList: columns.map(({ column }) => quote(column)).join(', '),
+    updates: columns.filter(({ column }) => column !== keyColumn).map(({ column }) => `${quote(column)} = excluded.${quote(column)}`),
+  };
+  bySchema.set(schema ?? '', table);
+  return table;
+};
+
+/**
+ * The rows as the JSON array json_populate_recordset reads: each row's values under its columns'
+ * names, null where it has none. Written value by value rather than as objects renamed for
+ * JSON.stringify: a results row has two dozen columns, and one is written for every cache hit.
+ */
+const rowsJson = (table: Table, rows: Iterable<object>): string => {
+  let text = '';
+  for (const row of rows) {
+    let members = '';
+    for (const { property, memberName } of table.columns) members += `${members === '' ? '' : ','}${memberName}${JSON.stringify((row as Record<string, unknown>)[property] ?? null)}`;
+    text += `${text === '' ? '' : ','}{${members}}`;
+  }
+  return `[${text}]`;
 };
 
 export const ormSource = (em: EntityManager): DocumentSource => {
@@ -49,11 +97,9 @@ export const ormSource = (em: EntityManager): DocumentSource => {
  * `onlyIf` gates the rows on a condition of the statement they are part of.
  */
 const upsertOf = (em: EntityManager, { entity, upserts }: TableChanges, onlyIf = sql``) => {
-  const { columns, name, keyColumn } = tableOf(em, entity);
-  const list = columns.map(({ column }) => quote(column)).join(', ');
-  const updates = columns.filter(({ column }) => column !== keyColumn).map(({ column }) => `${quote(column)} = excluded.${quote(column)}`);
-  const rows = [...upserts.values()].map((row) => Object.fromEntries(columns.map(({ property, column }) => [column, (row as Record<string, unknown>)[property] ?? null])));
-  return sql`insert into ${sql.raw(`${name} (${list})`)} select ${sql.raw(list)} from json_populate_recordset(null::${sql.raw(name)}, ${JSON.stringify(rows)}::json) ${onlyIf}
+  const table = tableOf(em, entity);
+  const { name, keyColumn, columnList: list, updates } = table;
+  return sql`insert into ${sql.raw(`${name} (${list})`)} select ${sql.raw(list)} from json_populate_recordset(null::${sql.raw(name)}, ${rowsJson(table, upserts.values())}::json) ${onlyIf}
      on conflict (${sql.raw(quote(keyColumn))}) do ${sql.raw(updates.length > 0 ? `update set ${updates.join(', ')}` : 'nothing')}`;
 };
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyCodec } from '../../application/ports/security.js';
 
 const KEY_PREFIX = 'rk_';
@@ -13,9 +13,4 @@ export const sha256ApiKeyCodec: ApiKeyCodec = {
     return { key, prefix: key.slice(0, KEY_PREFIX.length + 6) };
   },
   hash: (key) => createHash('sha256').update(key, 'utf8').digest('hex'),
-  matches(key, hash) {
-    const presented = createHash('sha256').update(key, 'utf8').digest();
-    const stored = Buffer.from(hash, 'hex');
-    return stored.length === presented.length && timingSafeEqual(presented, stored);
-  },
 };

@@ -19,15 +19,25 @@ const jsonAnswer = ({ requestId, href, cached, status }: RenderAnswer) => ({
   ...(cached ? { cached } : {}),
 });
 
+/**
+ * A render's JSON answer, written as it is: res.json would also hash the body for an ETag and look
+ * up its media type, on every cache hit, for the answer to a POST that nobody revalidates.
+ */
+const sendJson = (res: Response, status: number, body: object) => {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+};
+
 export const renderRouter = (services: AppServices): Router => {
   const router = Router();
   router.post('/v2/render', async (req, res) => {
     const { output } = parseInput(RenderQuery, req.query, 'query');
     const answer = await services.renders.render(contextOf(res), parseInput(RenderBody, req.body, 'body'));
     // Video renders are asynchronous whether they start now or come from the cache (spec rule 5).
-    if (answer.status) return void res.status(202).json(jsonAnswer(answer));
+    if (answer.status) return sendJson(res, 202, jsonAnswer(answer));
     if (output === 'image' && answer.storageKey) return sendFile(services, res, answer);
-    res.json(jsonAnswer(answer));
+    sendJson(res, 200, jsonAnswer(answer));
   });
   return router;
 };
