@@ -83,6 +83,8 @@ describe('PostgreSQL event store: group commit', () => {
     try {
       await vi.waitFor(() => expect(deliveries).toEqual([1]));
       for (let index = 0; index < 30; index++) await store.append(`${prefix}-${index}`, [envelope('Later')], 'no-stream');
+      // A commit's page reaches the subscriptions once its appender has gone on (the next turn of the event loop).
+      await new Promise((resolve) => setImmediate(resolve));
       release();
 
       await vi.waitFor(() => expect(deliveries.reduce((sum, count) => sum + count, 0)).toBe(31));
