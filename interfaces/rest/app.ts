@@ -8,7 +8,7 @@ import { mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
 import { apiKeyAuth } from './auth.js';
 import { perKeyRateLimit } from './rate-limit.js';
-import { requestLogging } from './request-logging.js';
+import { useRequestLogging } from './request-logging.js';
 import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
 import { httpMetrics } from './http-metrics.js';
@@ -58,7 +58,7 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAp
   app.use(httpTracing());
   app.use(httpMetrics(services.operations));
 
-  app.use(requestLogging(logger));
+  useRequestLogging(app, logger);
   app.use(express.json({ limit: bodyLimit, strict: false }));
   app.use((req, res, next) => {
     const problem = findBadPath(req.path) ?? findBadInput(req.query, 'query') ?? findBadInput(req.body, 'body');

@@ -19,7 +19,7 @@ export const apiKeyAuth = (services: AppServices, options: { allowQueryKey?: boo
     if (!caller) throw forbidden('Invalid API key');
     const context = { caller, correlationId: requestIdOf(req) };
     if (header === undefined) await services.settings.assertApiKeyInQueryAllowed(context);
+    // The request's line names the organization and key (request-logging.ts).
     res.locals.context = context;
-    req.log.info({ orgId: caller.orgId, keyId: caller.actor }, 'authenticated');
     next();
   };

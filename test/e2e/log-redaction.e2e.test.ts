@@ -52,7 +52,7 @@ describe('request logs', () => {
     for (const secret of [apiKey, wrong, signature]) expect(written.filter((line) => line.includes(secret))).toEqual([]);
   });
 
-  it('write one line per answer, under the request id it echoed, with its status and time: warn for a 4xx', async () => {
+  it('write one line per answer, under the request id it echoed, with its status, time and the organization and key that made it: warn for a 4xx', async () => {
     const lines = (reqId: string) =>
       written.map((line) => JSON.parse(line) as Record<string, unknown> & { req?: { method?: string; url?: string }; res?: { statusCode?: number } }).filter((line) => line.reqId === reqId && line.msg === 'request completed');
     const ok = await fetch(`${server.url}/api/v2/my-templates`, { headers: { 'x-api-key': apiKey, 'x-request-id': 'req-logged-1' } });
@@ -61,8 +61,18 @@ describe('request logs', () => {
 
     await vi.waitFor(() => expect(lines('req-logged-2')).toHaveLength(1));
     expect(lines('req-logged-1')).toEqual([
-      expect.objectContaining({ level: 30, req: expect.objectContaining({ method: 'GET', url: '/api/v2/my-templates' }), res: expect.objectContaining({ statusCode: 200 }), responseTime: expect.any(Number) }),
+      expect.objectContaining({
+        level: 30,
+        req: expect.objectContaining({ method: 'GET', url: '/api/v2/my-templates' }),
+        orgId: expect.any(String),
+        keyId: expect.any(String),
+        res: expect.objectContaining({ statusCode: 200 }),
+        responseTime: expect.any(Number),
+      }),
     ]);
     expect(lines('req-logged-2')).toEqual([expect.objectContaining({ level: 40, res: expect.objectContaining({ statusCode: 403 }) })]);
+    expect(lines('req-logged-2')[0]).not.toHaveProperty('orgId');
+    // One line per answer: the request's line names who made it, no line of its own says so.
+    expect(written.filter((line) => line.includes('req-logged-1'))).toHaveLength(1);
   });
 });
