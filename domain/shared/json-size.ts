@@ -13,7 +13,23 @@ export const JSON_FIELD_LIMITS = {
 
 export type JsonField = keyof typeof JSON_FIELD_LIMITS;
 
-export const jsonBytes = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value) ?? '').length;
+/** UTF-8 bytes of a text, as TextEncoder would write it (a lone surrogate as U+FFFD), counted without writing it. */
+const utf8Bytes = (text: string): number => {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+};
+
+/** Counted rather than encoded: every request sizes its data, and a cache hit sizes it twice. */
+export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? '');
 
 /** Refuses any of the fields over its limit, one line each naming the field, its size and the limit. */
 export const assertJsonFieldSizes = (fields: Partial<Record<JsonField, unknown>>): void => {

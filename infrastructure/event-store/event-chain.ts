@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../domain/shared/canonical-json.js';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ChainBreak, ChainChecker } from '../../application/ports/audit.js';
 import type { EventEnvelope, EventMetadata, RecordedEvent } from '../../domain/shared/events.js';
 
@@ -18,7 +18,7 @@ interface HashedFields {
 
 export const eventHash = (streamName: string, revision: number, { type, data, metadata }: HashedFields): string => {
   const { hash: _hash, ...covered } = metadata;
-  return createHash('sha256').update(canonicalJson({ streamName, revision, type, data, metadata: covered })).digest('hex');
+  return hash('sha256', canonicalJson({ streamName, revision, type, data, metadata: covered }), 'hex');
 };
 
 /** The events to append, each carrying its hash and its predecessor's; `previousHash` is the stream's last hash. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyCodec } from '../../application/ports/security.js';
 
 const KEY_PREFIX = 'rk_';
@@ -12,5 +12,5 @@ export const sha256ApiKeyCodec: ApiKeyCodec = {
     const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     return { key, prefix: key.slice(0, KEY_PREFIX.length + 6) };
   },
-  hash: (key) => createHash('sha256').update(key, 'utf8').digest('hex'),
+  hash: (key) => hash('sha256', key, 'hex'),
 };

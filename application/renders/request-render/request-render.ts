@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { cacheMaterial } from '../../../domain/renders/cache-key.js';
 import { isAsynchronousFormat } from '../../../domain/renders/output-formats.js';
 import { renderCost } from '../../../domain/renders/pricing.js';
@@ -95,7 +95,7 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     const useCache = input.cache !== false;
     const assetsVersion = (await deps.accounts.getAccount(context.caller.orgId))?.assetsVersion ?? 0;
     // What makes two renders the same file; the cache keys on it, and so does the record of hostile ones (cache or not).
-    const sameRenderKey = createHash('sha256').update(cacheMaterial(context.caller.orgId, spec, input.version ?? null, assetsVersion)).digest('hex');
+    const sameRenderKey = hash('sha256', cacheMaterial(context.caller.orgId, spec, input.version ?? null, assetsVersion), 'hex');
     const knownBad = knownBadRenders.reasonFor(sameRenderKey);
     if (knownBad !== undefined) {
       throw validationError(`Render failed: ${knownBad}`, [`${knownBad} (the same render failed moments ago; change the template or its data, or wait)`]);
