@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { CONNECTION_BOUNDS } from '../postgres/connection-bounds.js';
-import { textLiteral } from '../postgres/text-literal.js';
 import type {
   AppendResult,
   EventStore,
@@ -268,33 +267,35 @@ const chainStartsOf = (appends: readonly PendingAppend[], known: KnownHeads): (P
 };
 
 /**
- * The whole transaction of a batch whose heads need no reading, as one statement string: one round
- * trip instead of three. A new stream's chain starts from nothing and a known head's from its hash;
- * a stream that moved on after all (or exists, for one created) is refused by the unique (stream,
- * revision) key, which aborts the transaction before its commit. Values go in as literals (text-literal.ts),
- * the simple protocol taking no parameters; the notification is sent by the same transaction, so
- * only if it commits.
+ * The whole transaction of a batch whose heads need no reading, as a function the store creates:
+ * called as one prepared statement (planned once per connection, its parameters bound rather than
+ * escaped into the text), where the same work as a multi-statement string of five statements took
+ * twice as long (0.9 against 0.4-0.55 ms a batch here). Under the append lock it reads where the log
+ * ends, inserts the batch and notifies; a new stream's chain starts from nothing and a known head's
+ * from its hash, and a stream that moved on after all (or exists, for one created) is refused by the
+ * unique (stream, revision) key, which fails the statement and with it its transaction. The
+ * notification is sent by that transaction, so only if it commits.
  */
-const appendOnKnownHeadsStatement = (rows: readonly InsertedEvent[]) => {
-  const array = (values: readonly string[], type: string) => `array[${values.join(', ')}]::${type}[]`;
-  const literals = (pick: (row: InsertedEvent) => string) => rows.map((row) => textLiteral(pick(row)));
-  return `
-  begin;
-  select pg_advisory_xact_lock(${APPEND_LOCK_KEY});
-  ${LAST_POSITION};
-  with inserted as (
-    insert into events (stream_name, revision, type, data, metadata)
-    select * from unnest(
-      ${array(literals((row) => row.streamName), 'text')},
-      ${array(rows.map((row) => String(row.revision)), 'integer')},
-      ${array(literals((row) => row.type), 'text')},
-      ${array(literals((row) => row.data), 'jsonb')},
-      ${array(literals((row) => row.metadata), 'jsonb')})
-    returning stream_name, revision, position
-  ), notified as (select pg_notify('${APPENDED_CHANNEL}', max(position)::text) from inserted)
-  select stream_name, revision, position from inserted cross join notified;
-  commit`;
-};
+const APPEND_FUNCTION = `
+  create or replace function event_store_append(streams text[], revisions integer[], types text[], datas jsonb[], metadatas jsonb[])
+  returns table (before bigint, stream_name text, revision integer, "position" bigint)
+  language plpgsql as $append$
+  declare
+    log_end bigint;
+  begin
+    perform pg_advisory_xact_lock(${APPEND_LOCK_KEY});
+    select coalesce(max(events.position), 0) into log_end from events;
+    return query
+      with inserted as (
+        insert into events (stream_name, revision, type, data, metadata)
+        select * from unnest(streams, revisions, types, datas, metadatas)
+        returning events.stream_name, events.revision, events.position)
+      select log_end, inserted.stream_name, inserted.revision, inserted.position from inserted;
+    perform pg_notify('${APPENDED_CHANNEL}', (select max(events.position) from events)::text);
+  end
+  $append$`;
+
+const APPEND_ON_KNOWN_HEADS = 'select before::text, stream_name, revision, position from event_store_append($1, $2, $3, $4, $5)';
 
 export async function createPostgresEventStore({ connectionString, logger, schemas }: PostgresEventStoreOptions): Promise<EventStore> {
   const pool = new pg.Pool({ connectionString, max: 10, ...CONNECTION_BOUNDS });
@@ -317,6 +318,7 @@ export async function createPostgresEventStore({ connectionString, logger, schem
         )`);
       // One organization's events in log order, for reading its history without scanning everybody's.
       await client.query(`create index if not exists events_org_position on events ((metadata->>'orgId'), position)`);
+      await client.query(APPEND_FUNCTION);
     });
   } catch (error) {
     await pool.end();
@@ -365,11 +367,15 @@ export async function createPostgresEventStore({ connectionString, logger, schem
     let before: number;
     const committed = local.committing();
     try {
-      const results = (await client.query(appendOnKnownHeadsStatement(rows))) as unknown as pg.QueryResult[];
-      inserted = results.at(-2)?.rows ?? [];
-      before = Number((results[2]?.rows[0] as { before: string } | undefined)?.before);
+      const result = await client.query<InsertedRow & { before: string }>({
+        name: 'event-store-append-on-known-heads',
+        text: APPEND_ON_KNOWN_HEADS,
+        values: [rows.map((row) => row.streamName), rows.map((row) => row.revision), rows.map((row) => row.type), rows.map((row) => row.data), rows.map((row) => row.metadata)],
+      });
+      inserted = result.rows;
+      before = Number(result.rows[0]?.before);
     } catch (error) {
-      // The server's own refusal (it has a code) aborted the transaction before its commit; anything
+      // The server's own refusal (it has a code) failed the statement before its commit; anything
       // else (a lost connection) leaves unknown whether the commit took effect: nobody is told it did not.
       committed();
       if ((error as { code?: string }).code === undefined) {
