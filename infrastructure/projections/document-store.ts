@@ -34,8 +34,11 @@ const tables = new WeakMap<object, Map<string, Table>>();
 export const tableOf = (em: EntityManager, entity: EntityName<object>): Table => {
   const meta = em.getMetadata().get(entity);
   const schema = em.schema ?? meta.schema;
-  const bySchema = tables.get(meta) ?? new Map<string, Table>();
-  tables.set(meta, bySchema);
+  let bySchema = tables.get(meta);
+  if (!bySchema) {
+    bySchema = new Map<string, Table>();
+    tables.set(meta, bySchema);
+  }
   const known = bySchema.get(schema ?? '');
   if (known) return known;
   const [primaryKey] = meta.primaryKeys;
