@@ -181,6 +181,8 @@ export const accountsProjection: DocumentProjection<AccountsProjectionEvent> = {
       entity: StoredFileRow,
       related: { entity: AccountRow, id: (event) => (storesFile(event) ? event.metadata.orgId : null) },
       documents: (event) => (storesFile(event) || event.type === 'ResultDeleted' ? [event.data.requestId] : []),
+      // A request stores its file once, at its completion, which starts the row: not read first (a round trip on the way to every answer).
+      makesAnew: storesFile,
       evolve: evolveStoredFileRow,
     }),
   ],

@@ -1,9 +1,11 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountStream, type AccountOpened } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { accountsProjection } from '../../infrastructure/projections/accounts-projection.js';
 import { AccountRow, ApiKeyRow, StoredFileRow, UrlSigningKeyRow } from '../../infrastructure/read-models/entities.js';
-import { on, projectionSpec, rows } from '../support/projection-spec.js';
+import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import type { RecordedEvent } from '../../domain/shared/events.js';
+import { on, projectionSpec, rows, type SpecEvent } from '../support/projection-spec.js';
 import { renderCompleted } from '../support/render-events.js';
 
 const orgId = 'org-1';
@@ -93,5 +95,22 @@ describe('accounts projection', () => {
 
   it('counts no file for an organization without an account', async () => {
     await spec().given().when(completed('r1', 1000), deleted('r1')).then();
+  });
+
+  it('reads no stored-file row for a completion that stores a file, and reads the one a deletion takes back', async () => {
+    const loaded: string[] = [];
+    const source: DocumentSource = {
+      load: async (entity, ids) => {
+        loaded.push(...ids.map((id) => `${entity === StoredFileRow ? 'file' : 'account'}:${id}`));
+        return new Map(entity === AccountRow ? [[orgId, openedRow]] : []);
+      },
+      find: async () => new Map(),
+    };
+    let position = 0;
+    const recorded = ({ stream, event }: SpecEvent) =>
+      ({ ...event, streamName: stream, revision: 0, position: position++, metadata: { eventId: 'e', schemaVersion: 1, occurredAt: at(0), orgId, actor: 'system', correlationId: 'c', causationId: 'c' } }) as RecordedEvent;
+    const changes = await foldBatch(accountsProjection, [completed('r1', 1000), deleted('r0')].map(recorded), source);
+    expect(loaded.sort()).toEqual(['account:org-1', 'file:r0']);
+    expect(changes.find((change) => change.entity === StoredFileRow)?.upserts.get('r1')).toEqual({ requestId: 'r1', orgId, bytes: 1000 });
   });
 });
