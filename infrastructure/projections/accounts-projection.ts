@@ -18,30 +18,41 @@ const isAccountsProjectionEvent = (event: RecordedEvent): event is RecordedEvent
 const storesFile = (event: RecordedEvent<AccountsProjectionEvent>): event is RecordedEvent<RenderCompleted> =>
   event.type === 'RenderCompleted' && !event.data.cached;
 
+const KEY_AND_SECRET_EVENTS = new Set([
+  'ApiKeyIssued',
+  'ApiKeyRevoked',
+  'WebhookSecretIssued',
+  'WebhookSecretRotated',
+  'UrlSigningKeyCreated',
+  'UrlSigningKeyRotated',
+  'UrlSigningKeyRevoked',
+] as const);
+type KeyOrSecretEvent = Extract<AccountsProjectionEvent, { type: typeof KEY_AND_SECRET_EVENTS extends Set<infer T> ? T : never }>;
+
+/** Keys and secrets have rows of their own: the account's row stays as it is. */
+const isKeyOrSecretEvent = (event: RecordedEvent<AccountsProjectionEvent>): event is RecordedEvent<KeyOrSecretEvent> =>
+  (KEY_AND_SECRET_EVENTS as ReadonlySet<string>).has(event.type);
+
 /**
- * Whose account row an event may change, for caches of those rows to evict: `all` when the event
- * does not say (a deletion gives bytes back to whoever stored the file), null when it changes none
- * (a cache hit's completion, key and secret events). Cache hits are the most frequent event of all,
- * and evicting on them would empty the cache as fast as it fills.
+ * The account whose row an event changes, if any: a stored file's is its request's organization's,
+ * which its deletion gives the bytes back to; an account event's is its stream's, unless it is about a key or a secret.
+ */
+const accountOf = (event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): string | null => {
+  if (event.type === 'RenderCompleted') return storesFile(event) ? event.metadata.orgId : null;
+  if (event.type === 'ResultDeleted') return stored?.orgId ?? null;
+  return isKeyOrSecretEvent(event) ? null : orgIdOfStream(event.streamName);
+};
+
+/**
+ * Whose account row an event may change, for caches of those rows to evict: the row the account
+ * fold names (`accountOf`), or `all` for a deletion, whose bytes go back to the account that stored
+ * the file, known only from a stored-file row the cache does not have. A cache hit, a key or a
+ * secret changes none and evicts nothing: hits are the most frequent event of all, and evicting on
+ * them would empty the cache as fast as it fills.
  */
 export const accountRowChangedBy = (event: RecordedEvent): string | 'all' | null => {
   if (!isAccountsProjectionEvent(event)) return null;
-  switch (event.type) {
-    case 'RenderCompleted':
-      return storesFile(event) ? event.metadata.orgId : null;
-    case 'ResultDeleted':
-      return 'all';
-    case 'ApiKeyIssued':
-    case 'ApiKeyRevoked':
-    case 'WebhookSecretIssued':
-    case 'WebhookSecretRotated':
-    case 'UrlSigningKeyCreated':
-    case 'UrlSigningKeyRotated':
-    case 'UrlSigningKeyRevoked':
-      return null;
-    default:
-      return orgIdOfStream(event.streamName) ?? 'all';
-  }
+  return event.type === 'ResultDeleted' ? 'all' : accountOf(event, null);
 };
 
 /**
@@ -91,24 +102,10 @@ export const evolveAccountRow = (row: AccountRow | null, event: RecordedEvent<Ac
       return row && { ...row, uploadsUsed: row.uploadsUsed - event.data.bytes, assetsBytes: row.assetsBytes - event.data.bytes, assetsVersion: row.assetsVersion + 1 };
     case 'AccountSettingsChanged':
       return row && { ...row, apiKeyInQuery: event.data.apiKeyInQuery };
-    case 'ApiKeyIssued':
-    case 'ApiKeyRevoked':
-    case 'WebhookSecretIssued':
-    case 'WebhookSecretRotated':
-    case 'UrlSigningKeyCreated':
-    case 'UrlSigningKeyRotated':
-    case 'UrlSigningKeyRevoked':
-      return row;
     default:
+      if (isKeyOrSecretEvent(event)) return row;
       return event satisfies never;
   }
-};
-
-/** The account a stored file's deletion gives its bytes back to: the one it was counted in. */
-const accountOf = (event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): string | null => {
-  if (event.type === 'RenderCompleted') return storesFile(event) ? event.metadata.orgId : null;
-  if (event.type === 'ResultDeleted') return stored?.orgId ?? null;
-  return orgIdOfStream(event.streamName);
 };
 
 export const evolveApiKeyRow = (row: ApiKeyRow | null, event: RecordedEvent<AccountsProjectionEvent>): ApiKeyRow | null => {
