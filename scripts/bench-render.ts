@@ -38,7 +38,7 @@ import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, HIT_DATA, SAMPLE_DATA, WIDTH } fr
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
 import type { CaptureCall, CaptureKind, CaptureLoadRequest, CaptureRunReply, CaptureSample } from './bench/capture-load.worker.js';
 import type { LoadReply, LoadRequest, LoadSample } from './bench/load.worker.js';
-import { cpu, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
+import { cpu, latencyRow, median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict, type RunResult, type Stats } from './bench/measure.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, type FamilyCpu } from './bench/process-cpu.js';
 import { REPORT_CSS, REPORT_HEIGHT, REPORT_HTML, REPORT_PAGES, REPORT_WIDTH } from './bench/report.js';
 import { MEMORY_FAMILIES, summedPss, type MemorySample } from './bench/memory-sampler.js';
@@ -574,18 +574,7 @@ try {
   print("   bare http = the hit's request to a bare node:http server in the service's thread, which parses it and answers a JSON of the same shape: a hit's floor on this machine");
   print(table(
     ['scenario', 'n', 'p50 ms', 'p95 ms', 'renders/s', 'p50 vs raw', 'r/s vs raw'],
-    scenarios.map((scenario) => {
-      const raw = scenario.kind === 'miss' ? rawAt(scenario.concurrency) : undefined;
-      return [
-        scenario.label,
-        String(scenario.stats.n),
-        ms(scenario.stats.p50),
-        ms(scenario.stats.p95),
-        scenario.stats.perSecond.toFixed(1),
-        raw ? ratio(scenario.stats.p50 / raw.stats.p50) : '',
-        raw ? `${((scenario.stats.perSecond / raw.stats.perSecond) * 100).toFixed(0)}%` : '',
-      ];
-    }),
+    scenarios.map((scenario) => latencyRow(scenario.label, scenario.stats, scenario.kind === 'miss' ? rawAt(scenario.concurrency)?.stats : undefined, 1)),
   ));
   if (uncachedHits > 0) print(`   warning: ${uncachedHits} repeated requests were not answered from the cache`);
 
@@ -1012,18 +1001,9 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     print('   template render = POST /api/v2/render of the same card (cache: false, JPEG), json; png template render: the same as PNG, json');
     print(table(
       ['scenario', 'n', 'p50 ms', 'p95 ms', 'per s', 'p50 vs raw', 'per s vs raw'],
-      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) => {
-        const raw = scenario.kind === 'capture' ? rawOf(scenario) : undefined;
-        return [
-          scenario.label,
-          String(scenario.stats.n),
-          ms(scenario.stats.p50),
-          ms(scenario.stats.p95),
-          scenario.stats.perSecond.toFixed(2),
-          raw ? ratio(scenario.stats.p50 / raw.stats.p50) : '',
-          raw ? `${((scenario.stats.perSecond / raw.stats.perSecond) * 100).toFixed(0)}%` : '',
-        ];
-      }),
+      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) =>
+        latencyRow(scenario.label, scenario.stats, scenario.kind === 'capture' ? rawOf(scenario)?.stats : undefined, 2),
+      ),
     ));
     print();
     print(`== CPU-seconds per capture by process family (as above; the page server and HTTP client thread not counted)`);

@@ -58,6 +58,20 @@ export const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFix
 export const cpu = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : '-');
 export const verdict = (ok: boolean) => (ok ? 'ok' : 'MISS');
 
+/**
+ * A scenario's latency and throughput as a table row: n, p50, p95, rate, and against its raw
+ * baseline (when it has one) the p50 as a ratio and the rate as a share.
+ */
+export const latencyRow = (label: string, stats: Stats, raw: Stats | undefined, rateDigits: number): string[] => [
+  label,
+  String(stats.n),
+  ms(stats.p50),
+  ms(stats.p95),
+  stats.perSecond.toFixed(rateDigits),
+  raw ? ratio(stats.p50 / raw.p50) : '',
+  raw ? `${((stats.perSecond / raw.perSecond) * 100).toFixed(0)}%` : '',
+];
+
 export const table = (header: readonly string[], rows: readonly (readonly string[])[]) => {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
