@@ -38,21 +38,26 @@ const memoryTables = () => {
   return { tables, table, source };
 };
 
-export const projectionSpec = <E extends DomainEvent>(projection: DocumentProjection<E>, options: { orgId: string }) => {
+/** Records spec events as the log would: positions in order, revisions per stream, `orgId` unless an event names its own. */
+export const recorder = (orgId: string) => {
   let position = 0;
   const revisions = new Map<string, number>();
-  const record = ({ stream, event, orgId = options.orgId }: SpecEvent): RecordedEvent => {
+  return ({ stream, event, orgId: recordedFor = orgId }: SpecEvent): RecordedEvent => {
     const revision = revisions.get(stream) ?? 0;
     revisions.set(stream, revision + 1);
     const eventId = `event-${position}`;
     return {
       ...event,
-      metadata: { eventId, schemaVersion: 1, occurredAt: new Date(0).toISOString(), orgId, actor: 'system', correlationId: eventId, causationId: eventId },
+      metadata: { eventId, schemaVersion: 1, occurredAt: new Date(0).toISOString(), orgId: recordedFor, actor: 'system', correlationId: eventId, causationId: eventId },
       streamName: stream,
       revision,
       position: position++,
     };
   };
+};
+
+export const projectionSpec = <E extends DomainEvent>(projection: DocumentProjection<E>, options: { orgId: string }) => {
+  const record = recorder(options.orgId);
 
   return {
     given: (...given: SpecEvent[]) => ({

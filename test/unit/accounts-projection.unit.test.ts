@@ -4,8 +4,7 @@ import { renderStream } from '../../domain/renders/render-events.js';
 import { accountRowChangedBy, accountsProjection } from '../../infrastructure/projections/accounts-projection.js';
 import { AccountRow, ApiKeyRow, StoredFileRow, UrlSigningKeyRow } from '../../infrastructure/read-models/entities.js';
 import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
-import type { RecordedEvent } from '../../domain/shared/events.js';
-import { on, projectionSpec, rows, type SpecEvent } from '../support/projection-spec.js';
+import { on, projectionSpec, recorder, rows } from '../support/projection-spec.js';
 import { renderCompleted } from '../support/render-events.js';
 
 const orgId = 'org-1';
@@ -106,18 +105,14 @@ describe('accounts projection', () => {
       },
       find: async () => new Map(),
     };
-    let position = 0;
-    const recorded = ({ stream, event }: SpecEvent) =>
-      ({ ...event, streamName: stream, revision: 0, position: position++, metadata: { eventId: 'e', schemaVersion: 1, occurredAt: at(0), orgId, actor: 'system', correlationId: 'c', causationId: 'c' } }) as RecordedEvent;
+    const recorded = recorder(orgId);
     const changes = await foldBatch(accountsProjection, [completed('r1', 1000), deleted('r0')].map(recorded), source);
     expect(loaded.sort()).toEqual(['account:org-1', 'file:r0']);
     expect(changes.find((change) => change.entity === StoredFileRow)?.upserts.get('r1')).toEqual({ requestId: 'r1', orgId, bytes: 1000 });
   });
 
   it('tells caches whose account row an event changes: none for a cache hit, every row for a deletion', () => {
-    let position = 0;
-    const recorded = ({ stream, event }: SpecEvent) =>
-      ({ ...event, streamName: stream, revision: 0, position: position++, metadata: { eventId: 'e', schemaVersion: 1, occurredAt: at(0), orgId, actor: 'system', correlationId: 'c', causationId: 'c' } }) as RecordedEvent;
+    const recorded = recorder(orgId);
     expect(accountRowChangedBy(recorded(charged('r1', 5)))).toBe(orgId);
     expect(accountRowChangedBy(recorded(completed('r1', 1000)))).toBe(orgId);
     expect(accountRowChangedBy(recorded(completed('hit', 1000, true)))).toBeNull();

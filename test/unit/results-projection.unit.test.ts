@@ -3,9 +3,8 @@ import { foldResultView } from '../../application/results/result-view.js';
 import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { ResultRow } from '../../infrastructure/read-models/entities.js';
-import type { RecordedEvent } from '../../domain/shared/events.js';
 import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
-import { on, projectionSpec, rows, type SpecEvent } from '../support/projection-spec.js';
+import { on, projectionSpec, recorder, rows } from '../support/projection-spec.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
 
 const orgId = 'org-1';
@@ -88,9 +87,7 @@ describe('results projection', () => {
       },
       find: async () => new Map(),
     };
-    let position = 0;
-    const recorded = ({ stream, event }: SpecEvent) =>
-      ({ ...event, streamName: stream, revision: 0, position: position++, metadata: { eventId: 'e', schemaVersion: 1, occurredAt: at(0), orgId, actor: 'system', correlationId: 'c', causationId: 'c' } }) as RecordedEvent;
+    const recorded = recorder(orgId);
     const [changes] = await foldBatch(resultsProjection, [servedFromCache('hit'), requested('r2'), completed('r2'), completed('r3')].map(recorded), source);
     expect(loaded).toEqual(['r3']);
     expect([...(changes?.upserts.keys() ?? [])].sort()).toEqual(['hit', 'r2']);
