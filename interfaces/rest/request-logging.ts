@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, RequestHandler } from 'express';
 import { stdSerializers, type Level, type Logger } from 'pino';
-import type { RequestContext } from '../../application/shared/request-context.js';
 import { redactRequest } from '../http/redact-url.js';
+import { contextIfAny } from './request-context.js';
 
 declare module 'http' {
   interface IncomingMessage {
@@ -60,7 +60,7 @@ export const useRequestLogging = (app: Express, logger: Logger): void => {
       res.off('close', closed);
       const level = levelOf(res.statusCode, aborted);
       if (!logger.isLevelEnabled(level)) return;
-      const caller = (res.locals.context as RequestContext | undefined)?.caller;
+      const caller = contextIfAny(res)?.caller;
       const line = {
         req: redactRequest(stdSerializers.req(req)),
         ...(caller ? { orgId: caller.orgId, keyId: caller.actor } : {}),
