@@ -74,8 +74,20 @@ const waitForColour = async (selector: string, fx: number, fy: number, colour: r
 /** A control by its role and accessible name, as assistive technology finds it. */
 const field = (name: string, role = 'textbox') => page.locator(`::-p-aria([name="${name}"][role="${role}"])`);
 
-/** Replaces what the control holds by typing `text` key by key, as a person would (puppeteer would set long values at once). */
-const typeInto = (name: string, text: string, role = 'textbox') => field(name, role).fill(text, { typingThreshold: 10_000 });
+/**
+ * Replaces what the control holds by typing `text` key by key, as a person would: all of it
+ * selected with the keyboard, then typed over. Locator.fill empties the control behind React's back
+ * first, and a re-render landing before the first key (the form taking a component just added) put
+ * the old value back under the typing ("TextStudio" for "Studio").
+ */
+const typeInto = async (name: string, text: string, role = 'textbox') => {
+  const control = await field(name, role).waitHandle();
+  await control.focus();
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyA');
+  await page.keyboard.up('Control');
+  await control.type(text);
+};
 
 const createTemplate = async (values: { name: string; editor: string; width: number; height: number; outputFormat?: string; duration?: number }) => {
   await page.goto(`${app.url}/studio/#/templates`);
