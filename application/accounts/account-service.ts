@@ -105,13 +105,13 @@ export const createAccountService = (deps: AccountServiceDeps) => {
       secret: await webhookSecrets.rotate(orgId, systemContext(orgId)),
     }),
 
-    /** The caller's own organization's webhook secret; webhooks belong to rendering, so the render scope. */
+    /** The caller's own organization's webhook secret: whoever holds it can forge webhooks, so administration only. */
     async callerWebhookSecret(context: RequestContext): Promise<{ secret: string }> {
-      requireScope(context, 'render');
+      requireScope(context, 'admin');
       return { secret: await webhookSecrets.current(context.caller.orgId, context) };
     },
     async rotateCallerWebhookSecret(context: RequestContext): Promise<{ secret: string }> {
-      requireScope(context, 'render');
+      requireScope(context, 'admin');
       return { secret: await webhookSecrets.rotate(context.caller.orgId, context) };
     },
   };

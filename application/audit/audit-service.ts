@@ -191,10 +191,17 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
     /** Every font and image the organization uploaded, with its deletion, replayed from its account stream. */
     uploads: async (orgId: string): Promise<UploadHistoryRow[]> => uploadHistory(await readEvents(eventStore, accountStream(orgId), isAccountEvent)),
 
-    /** The caller's uploads history (audit scope). */
-    async uploadHistory(context: RequestContext): Promise<UploadHistoryRow[]> {
+    /**
+     * One page of the caller's uploads history (audit scope), and how many uploads there are. It
+     * replays the organization's account stream, so it shares the history pages' bound on replays at once.
+     */
+    async uploadHistory(context: RequestContext, page: { readonly page: number; readonly size: number }): Promise<{ items: UploadHistoryRow[]; total: number }> {
       requireScope(context, 'audit');
-      return uploadHistory(await readEvents(eventStore, accountStream(context.caller.orgId), isAccountEvent));
+      const orgId = context.caller.orgId;
+      return limitHistoryPages(orgId, async () => {
+        const rows = uploadHistory(await readEvents(eventStore, accountStream(orgId), isAccountEvent));
+        return { items: rows.slice(page.page * page.size, (page.page + 1) * page.size), total: rows.length };
+      });
     },
 
     /** A template exactly as it was at `at`, for anyone administering the service. */

@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import type { RequestContext } from '../shared/request-context.js';
 import type { RenderAnswer, RenderInput } from './request-render/render-input.js';
-import { createRequestRender, type RequestRenderDeps } from './request-render/request-render.js';
+import { createRequestRender, type CacheHits, type RequestRenderDeps } from './request-render/request-render.js';
 
 export type RenderService = ReturnType<typeof createRenderService>;
 
@@ -16,6 +16,6 @@ export const createRenderService = (deps: RequestRenderDeps) => {
       return { content, contentType: answer.contentType };
     },
 
-    render: (context: RequestContext, input: RenderInput): Promise<RenderAnswer> => requestRender(context, input),
+    render: (context: RequestContext, input: RenderInput, hits?: CacheHits): Promise<RenderAnswer> => requestRender(context, input, hits),
   };
 };

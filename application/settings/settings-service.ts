@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { changeSettings, type ChangeSettingsDeps, type SettingsChange } from './change-settings/change-settings.js';
-import { getSettings } from './get-settings/get-settings.js';
+import { getSettings, settingsOf } from './get-settings/get-settings.js';
 
 export type SettingsService = ReturnType<typeof createSettingsService>;
 
@@ -12,7 +12,7 @@ export const createSettingsService = (deps: ChangeSettingsDeps) => ({
 
   /** GET /img with the key in its query string: refused once the organization turned that form off. */
   async assertApiKeyInQueryAllowed(context: RequestContext): Promise<void> {
-    if ((await getSettings(deps, context)).apiKeyInQuery) return;
+    if ((await settingsOf(deps, context.caller.orgId)).apiKeyInQuery) return;
     throw new DomainError('forbidden', 'This organization does not accept API keys in URLs', [
       'apiKey: API keys in query strings are turned off for this organization; use a signed URL (keyId, expires, signature) or the x-api-key header',
     ]);

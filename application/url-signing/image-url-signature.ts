@@ -17,6 +17,12 @@ import { encodeRfc3986, imageUrlPath, type ImageUrlExtension } from './image-url
  * sent as %20 (a `+` decodes to a space too, but signers write the canonical form with %20).
  */
 
+/**
+ * The longest a signed URL may stay valid. A URL cannot be taken back except by revoking its signing
+ * key (and every URL of that key with it), so none is minted, or served, for longer than a year.
+ */
+export const MAX_SIGNED_URL_LIFETIME_SECONDS = 366 * 24 * 60 * 60;
+
 /** The query names a signed URL carries besides its values; any of them makes a URL a signed one. */
 export const SIGNATURE_PARAMETERS = ['expires', 'keyId', 'signature'] as const;
 

@@ -10,7 +10,12 @@ export const accountStream = (orgId: string) => `${ACCOUNT_STREAM_PREFIX}${orgId
 export const orgIdOfStream = (streamName: string): string | null =>
   streamName.startsWith(ACCOUNT_STREAM_PREFIX) ? streamName.slice(ACCOUNT_STREAM_PREFIX.length) : null;
 
-export const API_KEY_SCOPES = ['render', 'templates', 'audit'] as const;
+/**
+ * render: renders, captures and their results; templates: templates, uploads and fonts; audit: replays
+ * of the log; admin: the account itself (URL-signing keys and signed URLs, settings, the webhook secret).
+ * A key put in public URLs should carry render alone.
+ */
+export const API_KEY_SCOPES = ['render', 'templates', 'audit', 'admin'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export interface Plan {

@@ -81,6 +81,13 @@ const ConfigSchema = z.object({
       .transform((text) => new Map(text.split(',').map((pair) => [pair.split(':')[0] ?? '', Number(pair.split(':')[1])])))
       .optional(),
   ),
+  /**
+   * Views of signed image URLs one client address may make per rate-limit window, whatever the URLs'
+   * keys (they need no API key, so nothing else bounds a client); counted by each API process; 0 for no limit.
+   */
+  SIGNED_IMAGE_RATE_LIMIT: z.coerce.number().int().min(0).default(300),
+  /** Proxies in front of the service whose X-Forwarded-For is believed for a client's address; 0 reads the socket's. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** A workflow bundle written by scripts/bundle-workflows.ts (the image has one); unset: workers bundle at start. */
   WORKFLOW_BUNDLE_PATH: optionalText.pipe(z.string().optional()),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),

@@ -7,6 +7,9 @@ import { eventSchema, type EventSchemas } from './versioned-event-schema.js';
 
 const credits = z.number().int().nonnegative();
 
+/** The scopes of versions 1 and 2 of ApiKeyIssued, before account administration had a scope of its own. */
+const SCOPES_BEFORE_ADMIN = ['render', 'templates', 'audit'];
+
 /**
  * v1 held webhook secrets in the clear; since v2 they are sealed, and an append of anything else is
  * refused. Stored v1 events are never rewritten: they are read as `{ plain }`.
@@ -28,7 +31,7 @@ const plan = z.object({
 
 export const accountEventSchemas: EventSchemas<AccountEvent> = {
   AccountOpened: eventSchema(z.object({ orgId: id, name: z.string(), plan, openedAt: isoTime })),
-  /** v1 keys had no scopes and could do everything; v2 names the scopes, so v1 keys get them all. */
+  /** v1 keys had no scopes and could do everything; v2 names the scopes, so v1 keys get them all; v3 adds admin. */
   ApiKeyIssued: eventSchema(
     z.object({
       keyId: id,
@@ -38,7 +41,10 @@ export const accountEventSchemas: EventSchemas<AccountEvent> = {
       scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
       issuedAt: isoTime,
     }),
-    (v1) => ({ ...v1, scopes: v1.scopes ?? [...API_KEY_SCOPES] }),
+    (v1) => ({ ...v1, scopes: v1.scopes ?? [...SCOPES_BEFORE_ADMIN] }),
+    // Every key administered the account before the admin scope existed; a key that held every scope
+    // of that time keeps doing so, any narrower key does not.
+    (v2) => ({ ...v2, scopes: SCOPES_BEFORE_ADMIN.every((scope) => (v2.scopes as string[]).includes(scope)) ? [...(v2.scopes as string[]), 'admin'] : v2.scopes }),
   ),
   ApiKeyRevoked: eventSchema(z.object({ keyId: id, revokedAt: isoTime })),
   CreditsCharged: eventSchema(z.object({ requestId: id, amount: credits, chargedAt: isoTime })),

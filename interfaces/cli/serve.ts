@@ -21,7 +21,7 @@ export const serve = async ({ rendering }: Pick<RuntimeOptions, 'rendering'>): P
 
   const runtime = await createRuntime(config, logger, { runProjections: true, rendering });
   const { key, orgId } = await bootstrapApiKey(runtime.services.accounts, config.BOOTSTRAP_API_KEY);
-  const app = createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT, studioDir: STUDIO_DIR });
+  const app = createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT, studioDir: STUDIO_DIR, trustProxyHops: config.TRUST_PROXY_HOPS });
   const server = await listen(app, config.PORT, config.HOST);
 
   logger.info({ url: server.url, orgId, dataDir: config.DATA_DIR, rendering }, 'rendering service listening');

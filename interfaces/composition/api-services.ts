@@ -84,6 +84,7 @@ export const createApiServices = (
       windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       store: foundation.rateLimitStore,
       limitFor: foundation.planLimit,
+      signedViewsPerClient: config.SIGNED_IMAGE_RATE_LIMIT,
     },
     health: healthCheck(foundation),
     operations,

@@ -22,6 +22,8 @@ export interface RateLimits {
   readonly store: Store;
   /** Requests one key of the organization may make per window (its plan's limit); 0 for no limit. */
   limitFor(orgId: string): Promise<number>;
+  /** Signed image URL views one client address may make per window, in this process; 0 for no limit. */
+  readonly signedViewsPerClient: number;
 }
 
 export interface HealthReport {

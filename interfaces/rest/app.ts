@@ -4,10 +4,10 @@ import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js'
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, knownError, toErrorBody } from '../http/error-mapping.js';
 import { findBadInput, findBadPath } from '../http/input-guard.js';
-import { mountTrpc } from '../trpc/mount.js';
+import { MAX_TRPC_BATCH, mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
-import { apiKeyAuth } from './auth.js';
-import { perKeyRateLimit } from './rate-limit.js';
+import { apiKeyAuth, optionalApiKeyAuth } from './auth.js';
+import { perCallRateLimit, perKeyRateLimit } from './rate-limit.js';
 import { useRequestLogging } from './request-logging.js';
 import { auditRouter } from './audit-router.js';
 import { filesRouter } from './files-router.js';
@@ -31,6 +31,8 @@ export interface HttpAppOptions {
   readonly bodyLimit: string;
   /** The built studio (studio/dist), served at /studio; no studio when absent. */
   readonly studioDir?: string;
+  /** Proxies whose X-Forwarded-For names the client (rate limits per client address); none by default. */
+  readonly trustProxyHops?: number;
 }
 
 /** body-parser marks its errors with `type`; these two are the client's fault. */
@@ -51,9 +53,10 @@ const bodyParserError = (error: unknown): DomainError | null => {
   return null;
 };
 
-export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAppOptions): Express => {
+export const createHttpApp = ({ services, logger, bodyLimit, studioDir, trustProxyHops = 0 }: HttpAppOptions): Express => {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', trustProxyHops);
   app.set('query parser', 'extended');
   app.use(httpTracing());
   app.use(httpMetrics(services.operations));
@@ -75,12 +78,12 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir }: HttpAp
     res.json(openApiDocument());
   });
 
-  mountTrpc(app, services);
+  // One limiter for every keyed route, REST and tRPC, so its counts are not split between instances.
+  const limited = perKeyRateLimit(services);
+  mountTrpc(app, services, [optionalApiKeyAuth(services), perCallRateLimit(services, limited, MAX_TRPC_BATCH)]);
   // Result hrefs are handed to people and browsers without the API key: the link is the credential.
   app.use(filesRouter(services));
   if (studioDir) app.use(studioRouter(studioDir));
-  // One limiter for every keyed route, so its counts are not split between instances.
-  const limited = perKeyRateLimit(services);
   app.use(imageRouter(services, limited));
   app.use(deprecationHeaders());
   // Renders first: the hottest route (every cache hit) is matched before the other routers' routes are tried.

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppServices } from '../http/app-services.js';
 import { parseInput } from '../http/parse-input.js';
-import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
+import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, AuditUploadsQuery } from '../schemas/audit-schemas.js';
 import { contextOf } from './request-context.js';
 
 const asDate = (moment: string | undefined) => (moment === undefined ? undefined : new Date(moment));
@@ -15,8 +15,10 @@ export const auditRouter = ({ audit }: AppServices): Router => {
     res.json(await audit.historyPage(contextOf(res), { from: asDate(from), to: asDate(to), templateId: template, page, size }));
   });
 
-  router.get('/v2/audit/uploads', async (_req, res) => {
-    res.json(await audit.uploadHistory(contextOf(res)));
+  router.get('/v2/audit/uploads', async (req, res) => {
+    const { items, total } = await audit.uploadHistory(contextOf(res), parseInput(AuditUploadsQuery, req.query, 'query'));
+    res.setHeader('X-Total-Count', String(total));
+    res.json(items);
   });
 
   router.get('/v2/audit/templates/:templateId', async (req, res) => {

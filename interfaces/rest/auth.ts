@@ -23,3 +23,16 @@ export const apiKeyAuth = (services: AppServices, options: { allowQueryKey?: boo
     res.locals.context = context;
     next();
   };
+
+/**
+ * The caller of a request whose key is optional at this layer (tRPC: each procedure refuses a
+ * caller without one, in its own error shape): a valid `x-api-key` sets the context, anything else
+ * leaves it unset.
+ */
+export const optionalApiKeyAuth = (services: AppServices): RequestHandler =>
+  async (req, res, next) => {
+    const key = req.header('x-api-key');
+    const caller = key ? await services.accounts.authenticate(key) : null;
+    if (caller) res.locals.context = { caller, correlationId: requestIdOf(req) };
+    next();
+  };

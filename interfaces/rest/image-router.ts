@@ -7,6 +7,7 @@ import { ImageQuery } from '../schemas/render-schemas.js';
 import { ImagePath, isSignedImageQuery, SignedImageQuery } from '../schemas/url-signing-schemas.js';
 import { apiKeyAuth } from './auth.js';
 import { matchesIfNoneMatch } from './conditional-requests.js';
+import { perClientSignedViewLimit } from './rate-limit.js';
 import { contextOf, requestIdOf } from './request-context.js';
 
 /** What a verified signed URL tells the route: the values it signed, and how long caches may keep the image. */
@@ -15,8 +16,12 @@ interface SignedImage {
   readonly cacheControl: string;
 }
 
-/** The longest a cache is told to keep an image (a year, the most HTTP caches take), however far off the URL's expiry. */
-const MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+/**
+ * The longest a cache is told to keep a signed URL's image, however far off the URL's expiry: a
+ * revoked signing key stops its images within this long. A cache revalidating after it gets a 304
+ * from the render cache, which records nothing.
+ */
+const MAX_AGE_SECONDS = 60 * 60;
 
 /**
  * A URL with the API key in it may stop working when the key is revoked or the organization turns
@@ -63,15 +68,19 @@ const etagOf = (storageKey: string): string => `"${createHash('sha256').update(s
 /**
  * The image URL form (spec: GET /img/{templateId}.jpg?field=value&apiKey=...), and its signed form
  * and .png/.webp as extensions of this service; served on the same host. Answers carry an ETag, and
- * If-None-Match with it gets 304 without the file: a cache revalidating costs a render-cache hit at most.
+ * If-None-Match with it gets 304 without the file: a cache revalidating costs a render-cache lookup
+ * at most. A signed URL shows the same image to anyone, so its views answered from the render cache
+ * record nothing: only its first render is a result (a URL with an API key records each view, as
+ * any request of that key).
  */
 export const imageRouter = (services: AppServices, rateLimited: RequestHandler): Router => {
   const router = Router();
-  router.get('/img/:file', imageCaller(services), rateLimited, async (req, res) => {
+  const signedViewsPerClient = perClientSignedViewLimit(services, (req) => isSignedImageQuery(rawQueryPairs(req)));
+  router.get('/img/:file', signedViewsPerClient, imageCaller(services), rateLimited, async (req, res) => {
     const { templateId, extension } = parseInput(ImagePath, req.params.file, 'path');
     const signed = signedImageOf(res);
     const data = signed ? valuesOf(signed.values) : parseInput(ImageQuery, req.query, 'query');
-    const answer = await services.renders.render(contextOf(res), { template: templateId, data, outputFormat: imageFormatOf(extension) });
+    const answer = await services.renders.render(contextOf(res), { template: templateId, data, outputFormat: imageFormatOf(extension) }, signed ? 'unrecorded' : 'recorded');
     res.setHeader('x-request-id', answer.requestId);
     if (answer.cached) res.setHeader('x-cached', 'true');
     res.setHeader('Cache-Control', signed?.cacheControl ?? API_KEY_URL_CACHING);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { isAsynchronousFormat, OUTPUT_FORMATS, outputContentType } from '../../domain/renders/output-formats.js';
-import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
+import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, AuditUploadsQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
 import { ErrorBody, IdParam, VersionParams } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
@@ -53,7 +53,7 @@ const errors = Object.fromEntries(
   [
     [400, 'Invalid input; errors lists each problem'],
     [402, 'Not enough credits, or upload storage full'],
-    [403, 'Missing or invalid API key, or a scope it lacks; on GET /img also a signed URL that is expired, tampered with or signed by an unknown or revoked key'],
+    [403, 'Missing or invalid API key, or a scope it lacks (account administration needs the admin scope); on GET /img also a signed URL that is expired, tampered with or signed by an unknown or revoked key'],
     [404, 'Unknown resource or route'],
     [409, 'The resource is not in a state that allows this (a pending render cannot be deleted)'],
     [413, 'Body too large'],
@@ -196,9 +196,11 @@ const paths: ZodOpenApiPathsObject = {
         'The spec form takes apiKey (refused with 403 when the organization turned apiKeyInQuery off, see /api/v2/account/settings). ' +
         'The signed form, an extension of this service, takes expires, keyId and signature instead: signature is the lowercase hex HMAC-SHA256, keyed with the ' +
         'URL-signing secret, of four lines joined by "\\n": the path (/img/<templateId>.<ext>, templateId RFC 3986-encoded), the other pairs RFC 3986-encoded as ' +
-        'name=value, sorted by name then value and joined by "&", expires, keyId. An expired, tampered, unknown or revoked one is a 403 that records and charges ' +
-        'nothing. The path may end in .png or .webp instead of .jpg (an extension of this service). Answers carry an ETag (If-None-Match with it gets 304) and ' +
-        'Cache-Control: public, max-age up to the expiry for signed URLs, private, no-cache for apiKey ones.',
+        'name=value, sorted by name then value and joined by "&", expires, keyId. An expired, tampered, unknown or revoked one, one that names a value twice or ' +
+        'expires more than 366 days ahead is a 403 that records and charges nothing. A signed URL records its first render only: later views answered from the ' +
+        'render cache record nothing. Views of signed URLs are limited per client address (429). ' +
+        'The path may end in .png or .webp instead of .jpg (an extension of this service). Answers carry an ETag (If-None-Match with it gets 304) and ' +
+        'Cache-Control: public, max-age up to an hour (or the expiry when sooner) for signed URLs, private, no-cache for apiKey ones.',
       requestParams: { path: z.object({ templateId: z.string() }) },
       parameters: [
         { in: 'query', name: 'apiKey', required: false, description: 'The spec form: the API key. Not with a signature', schema: { type: 'string' } },
@@ -291,9 +293,10 @@ const paths: ZodOpenApiPathsObject = {
     get: operation(
       'getUploadHistory',
       'audit',
-      "Every font and image the organization uploaded, who uploaded and deleted it and when, replayed from the event log (audit scope)",
-      'One row per upload, in upload order',
+      "Every font and image the organization uploaded, who uploaded and deleted it and when, replayed from the event log (audit scope), a page at a time",
+      'One row per upload, in upload order; the X-Total-Count header tells how many there are',
       z.array(UploadHistoryRowSchema),
+      { requestParams: { query: AuditUploadsQuery } },
     ),
   },
   '/api/v2/audit/templates/{templateId}': {

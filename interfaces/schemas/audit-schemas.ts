@@ -13,6 +13,11 @@ export const AuditHistoryQuery = z.object({
 }).refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), { message: 'from must not be after to', path: ['from'] });
 export type AuditHistoryQuery = z.output<typeof AuditHistoryQuery>;
 
+export const AuditUploadsQuery = z.object({
+  page: z.coerce.number().int().min(0).max(1_000_000).default(0).meta({ description: 'Zero-based page number' }),
+  size: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'Rows per page, at most 500; X-Total-Count tells how many rows there are' }),
+});
+
 export const AuditTemplateParams = z.object({ templateId: z.string().min(1).max(200) });
 export const AuditTemplateQuery = z.object({ at: moment.meta({ description: 'The moment to show the template at' }) });
 

@@ -34,7 +34,7 @@ export const SignedUrlBody = z
   .object({
     template: z.string().min(1).max(200),
     data: z.record(z.string().min(1).max(200), queryValue).optional().meta({ description: 'Template values by name (merge field, or <componentId>.<property>); numbers and booleans are sent as text' }),
-    expires: z.number().int().positive().max(99_999_999_999).meta({ description: 'Unix seconds after which the URL answers 403; must be in the future' }),
+    expires: z.number().int().positive().max(99_999_999_999).meta({ description: 'Unix seconds after which the URL answers 403; must be in the future and at most 366 days away' }),
     format: z.enum(IMAGE_URL_EXTENSIONS).default('jpg'),
     keyId: z.string().min(1).max(200).optional().meta({ description: "The signing key; the organization's newest active key when absent" }),
   })

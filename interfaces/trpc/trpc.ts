@@ -31,6 +31,8 @@ const bodyOf = (error: TRPCError, httpStatus: number): ErrorResponse => {
 };
 
 const t = initTRPC.context<TrpcContext>().create({
+  // Never a stack in an answer: it names the service's files and is no use to a client.
+  isDev: false,
   /** Clients get the REST error body too, under `data.body`. */
   errorFormatter: ({ shape, error }) => ({ ...shape, data: { ...shape.data, body: bodyOf(error, shape.data.httpStatus) } }),
 });

@@ -23,21 +23,26 @@ const errorOf = async (response: Response): Promise<ApiError> => {
   return new ApiError(response.status, message, errors);
 };
 
+/** What the studio tells the page when the service refused its key: the page asks for one again, saying why. */
+export const SIGNED_OUT_EVENT = 'studio:signed-out';
+
 /**
- * Every call sends the key in `x-api-key`; a 401 forgets it, so the page asks for it again. A
- * FormData body goes as multipart/form-data (the browser writes the boundary), anything else as JSON.
+ * Every call sends the key in `x-api-key`; a 401 or 403 (a key unknown, revoked, or without a scope
+ * the studio needs) forgets it, so the page asks for a key again. A FormData body goes as
+ * multipart/form-data (the browser writes the boundary), anything else as JSON.
  */
 const send = async (method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> => {
   const headers: Record<string, string> = { 'x-api-key': storedApiKey() ?? '' };
   const form = body instanceof FormData;
   if (body !== undefined && !form) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body), signal });
-  if (response.status === 401) {
+  if (response.ok) return response;
+  const error = await errorOf(response);
+  if (response.status === 401 || response.status === 403) {
     forgetApiKey();
-    window.dispatchEvent(new Event('studio:signed-out'));
+    window.dispatchEvent(new CustomEvent(SIGNED_OUT_EVENT, { detail: error.describe() }));
   }
-  if (!response.ok) throw await errorOf(response);
-  return response;
+  throw error;
 };
 
 export const api = {

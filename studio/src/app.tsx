@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { SIGNED_OUT_EVENT } from './api-client';
 import { forgetApiKey, storedApiKey, storeApiKey } from './api-key';
 import { hrefOf, useHashRoute } from './hash-route';
 import { AssetsPage } from './pages/assets-page';
@@ -10,20 +11,26 @@ import { UsagePage } from './pages/usage-page';
 
 export const App = () => {
   const [key, setKey] = useState(storedApiKey);
+  const [refusal, setRefusal] = useState<string | null>(null);
   const route = useHashRoute();
 
-  // A 401 anywhere forgets the key (api-client); the studio then asks for one again.
+  // A 401 or 403 anywhere forgets the key (api-client); the studio then asks for one again, saying why.
   useEffect(() => {
-    const signedOut = () => setKey(null);
-    window.addEventListener('studio:signed-out', signedOut);
-    return () => window.removeEventListener('studio:signed-out', signedOut);
+    const signedOut = (event: Event) => {
+      setRefusal(event instanceof CustomEvent && typeof event.detail === 'string' ? event.detail : null);
+      setKey(null);
+    };
+    window.addEventListener(SIGNED_OUT_EVENT, signedOut);
+    return () => window.removeEventListener(SIGNED_OUT_EVENT, signedOut);
   }, []);
 
   if (!key) {
     return (
       <KeyPage
+        refusal={refusal}
         onKey={(entered) => {
           storeApiKey(entered);
+          setRefusal(null);
           setKey(entered);
         }}
       />

@@ -7,6 +7,7 @@ import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
 import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen, type RunningHttpServer } from '../../interfaces/rest/http-server.js';
+import { MAX_TRPC_BATCH } from '../../interfaces/trpc/mount.js';
 import { expectError } from '../support/expect-error.js';
 import { callApi } from '../support/http-call.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -15,7 +16,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * Per-key limits shared by every API process: two processes on one database count the same key's
  * requests together. New organizations are on the `free` plan, limited here to 5 requests a minute.
  */
-const LIMITS = { RATE_LIMIT_PLANS: 'free:5', RATE_LIMIT_DEFAULT: '1000', RATE_LIMIT_WINDOW_SECONDS: '60' };
+const LIMITS = { RATE_LIMIT_PLANS: 'free:5', RATE_LIMIT_DEFAULT: '1000', RATE_LIMIT_WINDOW_SECONDS: '60', SIGNED_IMAGE_RATE_LIMIT: '3' };
 
 let first: TestApp;
 let second: { runtime: Runtime; server: RunningHttpServer; dataDir: string };
@@ -62,6 +63,34 @@ describe('per-key rate limits', () => {
     const key = await first.newOrganizationKey();
     for (let index = 0; index < 8; index++) expectError(await callApi(first.url, 'rk_not_a_key_at_all_0000', 'GET', '/api/v1/usage'), 403);
     expect((await callApi(first.url, key, 'GET', '/api/v1/usage')).status).toBe(200);
+  });
+
+  it('counts every call of a tRPC batch as one request, and refuses a batch over the bound without running it', async () => {
+    const key = await first.newOrganizationKey();
+    const batch = (calls: number) =>
+      fetch(`${first.url}/trpc/${Array.from({ length: calls }, () => 'ping').join(',')}?batch=1`, { headers: { 'x-api-key': key } });
+    const four = await batch(4);
+    expect(four.status).toBe(200);
+    expect(await four.json()).toHaveLength(4);
+    expect(four.headers.get('ratelimit')).toMatch(/r=1; t=\d+/);
+    expect((await batch(2)).status).toBe(429);
+    expectError(await callApi(first.url, key, 'GET', '/api/v1/usage'), 429);
+
+    const fresh = await first.newOrganizationKey();
+    const oversized = await fetch(`${first.url}/trpc/${Array.from({ length: MAX_TRPC_BATCH + 1 }, () => 'ping').join(',')}?batch=1`, { headers: { 'x-api-key': fresh } });
+    expect(oversized.status).toBe(400);
+    expect(JSON.stringify(await oversized.json())).toMatch(/Batch call exceeds maximum size/);
+    // Refused whole, it counted once: four of the key's five requests are left.
+    expect((await callApi(first.url, fresh, 'GET', '/api/v1/usage')).headers.get('ratelimit')).toMatch(/r=3; t=\d+/);
+  });
+
+  it('bounds the signed image URL views of one client address, whatever key the URLs name, leaving other requests alone', async () => {
+    const signedView = (keyId: string) => fetch(`${first.url}/img/any.jpg?title=x&expires=4102444800&keyId=${keyId}&signature=${'0'.repeat(64)}`);
+    const answers = [];
+    for (const keyId of ['k1', 'k2', 'k3', 'k4']) answers.push(await signedView(keyId));
+    expect(answers.map((answer) => answer.status)).toEqual([403, 403, 403, 429]);
+    expectError({ status: 429, body: await answers[3]?.json() }, 429, /3 signed image URLs per 60 s/);
+    expect((await callApi(first.url, await first.newOrganizationKey(), 'GET', '/api/v1/usage')).status).toBe(200);
   });
 
   it('leaves a plan without a configured limit to the default', async () => {

@@ -143,6 +143,9 @@ describe('a signed image URL', () => {
     const maxAge = Number(/^public, max-age=(\d+)$/.exec(image.headers.get('cache-control') ?? '')?.[1]);
     expect(maxAge).toBeGreaterThan(3500);
     expect(maxAge).toBeLessThanOrEqual(3600);
+    // However far off the expiry, caches keep it an hour at most, so a revocation takes effect.
+    const yearLong = signedImageUrl({ templateId, values: { bg: '#ff0000', title: 'Hello signed' }, expires: Math.floor(Date.now() / 1000) + 300 * 24 * 3600, keyId: key.identifier, secret: key.secret });
+    expect((await get(yearLong)).headers.get('cache-control')).toBe('public, max-age=3600');
     expect(image.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
   });
 
@@ -189,6 +192,51 @@ describe('a signed image URL', () => {
     }
     expect(await settledHead()).toBe(head);
     expect(await creditsUsed()).toBe(credits);
+  });
+
+  it('records its first render only: five anonymous views, two of them revalidations, add one result and one charge', async () => {
+    const fresh = signedImageUrl({ templateId, values: { bg: '#ff0000', title: 'Five views' }, expires: inOneHour(), keyId: key.identifier, secret: key.secret });
+    await settledHead();
+    const resultsBefore = (await app.call('GET', '/api/v2/results')).body.totalElements;
+    const credits = await creditsUsed();
+    const head = await settledHead();
+
+    const first = await get(fresh);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag') ?? '';
+    const afterRender = await settledHead();
+    expect(afterRender).toBeGreaterThan(head ?? 0);
+    const views = [await get(fresh), await get(fresh, { 'if-none-match': etag }), await get(fresh), await get(fresh, { 'if-none-match': etag })];
+    expect(views.map((view) => view.status)).toEqual([200, 304, 200, 304]);
+    for (const view of views) expect(view.headers.get('x-request-id')).toBe(first.headers.get('x-request-id'));
+
+    expect(await settledHead()).toBe(afterRender);
+    expect((await app.call('GET', '/api/v2/results')).body.totalElements).toBe(resultsBefore + 1);
+    expect(await creditsUsed()).toBe(credits + 1);
+  });
+
+  it('is a 403 when a name is repeated, in either order, recording nothing', async () => {
+    const values = { bg: '#ff0000', title: 'Twice' };
+    const expires = inOneHour();
+    const signed = signedImageUrl({ templateId, values, expires, keyId: key.identifier, secret: key.secret });
+    const head = await settledHead();
+    // Two titles sign alike in either order (the canonical form sorts them), so neither order may be served.
+    const signature = /signature=([0-9a-f]{64})/.exec(signed)?.[1] ?? '';
+    const canonical = [`/img/${templateId}.jpg`, 'bg=%23ff0000&title=A&title=B', expires, key.identifier].join('\n');
+    const both = createHmac('sha256', key.secret).update(canonical).digest('hex');
+    secrets.push(signature, both);
+    const tail = `expires=${expires}&keyId=${encodeURIComponent(key.identifier)}&signature=${both}`;
+    for (const order of ['title=A&title=B', 'title=B&title=A']) {
+      const refused = await get(`/img/${templateId}.jpg?bg=%23ff0000&${order}&${tail}`);
+      expectError({ status: refused.status, body: refused.body }, 403, /^title: a signed URL names each value once/);
+    }
+    expect(await settledHead()).toBe(head);
+  });
+
+  it('is a 403 when it expires more than 366 days ahead, even signed with a good key', async () => {
+    const farOff = signedImageUrl({ templateId, values: { bg: '#ff0000', title: 'Hello signed' }, expires: Math.floor(Date.now() / 1000) + 400 * 24 * 3600, keyId: key.identifier, secret: key.secret });
+    const refused = await get(farOff);
+    expectError({ status: refused.status, body: refused.body }, 403, /^expires: a signed URL may be valid for at most/);
   });
 
   it('is a 403 once it expired', async () => {
@@ -265,6 +313,9 @@ describe('POST /api/v2/signed-urls', () => {
     secrets.push(new URL(signed.body.url).searchParams.get('signature') ?? '');
 
     expectError(await app.call('POST', '/api/v2/signed-urls', { body: { template: templateId, expires: 1_000_000 } }), 400, /^expires: /);
+    // One year and a bit: beyond the maximum lifetime (the year 5138 was once accepted).
+    expectError(await app.call('POST', '/api/v2/signed-urls', { body: { template: templateId, expires: Math.floor(Date.now() / 1000) + 367 * 24 * 3600 } }), 400, /^expires: a signed URL may be valid for at most/);
+    expectError(await app.call('POST', '/api/v2/signed-urls', { body: { template: templateId, expires: 99_999_999_999 } }), 400, /^expires: /);
     expectError(await app.call('POST', '/api/v2/signed-urls', { body: { template: 'nope', expires: inOneHour() } }), 400, /no template/);
     const foreign = (await app.call('GET', '/api/v2/url-signing-keys', { key: otherKey })).body.find((each: { revokedAt: string | null }) => each.revokedAt === null);
     expectError(await app.call('POST', '/api/v2/signed-urls', { body: { template: templateId, expires: inOneHour(), keyId: foreign.identifier } }), 404);

@@ -313,5 +313,21 @@ describe('the template studio', () => {
       await audit.close();
     }
   });
+
+  it('forgets a key the service refuses (403) and asks for a key again, saying why', async () => {
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${app.url}/studio/`);
+      await tab.evaluate(`sessionStorage.setItem('render-studio.api-key', 'rk_revoked_or_never_issued_000000')`);
+      await tab.goto(`${app.url}/studio/#/templates`);
+      await tab.reload();
+      const alert = await tab.waitForSelector('[role=alert]');
+      expect(await alert?.evaluate((element) => element.textContent)).toMatch(/The service refused the key: Invalid API key/);
+      expect(await tab.evaluate(`sessionStorage.getItem('render-studio.api-key')`)).toBeNull();
+      expect(await tab.$('#api-key')).not.toBeNull();
+    } finally {
+      await tab.close();
+    }
+  });
 });
 

@@ -253,8 +253,8 @@ describe('the webhook secret', () => {
     expect(other.secret).not.toBe((await trpc(app.apiKey).account.webhookSecret.query()).secret);
   });
 
-  it('needs the render scope', async () => {
-    const { key } = await app.runtime.services.accounts.issueApiKey(orgId, { label: 'templates only', scopes: ['templates'] });
+  it('needs the admin scope: a key with every other scope cannot read or rotate it', async () => {
+    const { key } = await app.runtime.services.accounts.issueApiKey(orgId, { label: 'no admin', scopes: ['render', 'templates', 'audit'] });
     await expect(trpc(key).account.webhookSecret.query()).rejects.toMatchObject({ data: { httpStatus: 403 } });
     await expect(trpc(key).account.rotateWebhookSecret.mutate()).rejects.toMatchObject({ data: { httpStatus: 403 } });
   });

@@ -31,7 +31,7 @@ const keyIssued = (data: Record<string, unknown>) =>
 describe('event schema registry', () => {
   it('stamps the current version on append and keeps the data as given', () => {
     const prepared = eventSchemaRegistry.prepare(keyIssued({ note: 'extra fields are kept, not stripped' }));
-    expect(prepared.metadata.schemaVersion).toBe(2);
+    expect(prepared.metadata.schemaVersion).toBe(3);
     expect(prepared.data).toMatchObject({ scopes: ['render'], note: 'extra fields are kept, not stripped' });
     const deleted = eventSchemaRegistry.prepare({ type: 'ResultDeleted', data: { requestId: 'r', deletedAt: '2026-01-01T00:00:00Z' }, metadata: metadata() } as EventEnvelope);
     expect(deleted.metadata.schemaVersion).toBe(1);
@@ -51,9 +51,16 @@ describe('event schema registry', () => {
     const { scopes: _scopes, ...v1Data } = recorded.data as Record<string, unknown>;
     const upcast = eventSchemaRegistry.upcast({ ...recorded, data: v1Data });
     expect(upcast.data).toMatchObject({ scopes: [...API_KEY_SCOPES] });
-    expect(upcast.metadata.schemaVersion).toBe(2);
-    const current = { ...recorded, metadata: { ...recorded.metadata, schemaVersion: 2 } };
+    expect(upcast.metadata.schemaVersion).toBe(3);
+    const current = { ...recorded, metadata: { ...recorded.metadata, schemaVersion: 3 } };
     expect(eventSchemaRegistry.upcast(current)).toBe(current);
+  });
+
+  it('gives the admin scope to v2 keys that held every scope of their time, and to no narrower key', () => {
+    const v2 = (scopes: string[]) => ({ ...keyIssued({ scopes }), metadata: { ...metadata(), schemaVersion: 2 }, streamName: 'account-x', revision: 1, position: 9 });
+    expect(eventSchemaRegistry.upcast(v2(['render', 'templates', 'audit'])).data).toMatchObject({ scopes: ['render', 'templates', 'audit', 'admin'] });
+    expect(eventSchemaRegistry.upcast(v2(['render'])).data).toMatchObject({ scopes: ['render'] });
+    expect(eventSchemaRegistry.upcast(v2(['render', 'templates'])).data).toMatchObject({ scopes: ['render', 'templates'] });
   });
 });
 
@@ -74,7 +81,7 @@ describe('a store with schemas', () => {
     await expect(store.append('account-refused', [valid, invalid], 'no-stream')).rejects.toThrow(EventSchemaViolation);
     expect(await store.readStream('account-refused')).toEqual([]);
     await store.append('account-accepted', [valid], 'no-stream');
-    expect((await store.readStream('account-accepted'))[0]?.metadata.schemaVersion).toBe(2);
+    expect((await store.readStream('account-accepted'))[0]?.metadata.schemaVersion).toBe(3);
   });
 
   it('replays a fixture log of older versions as current events into the read models', async () => {
@@ -83,7 +90,7 @@ describe('a store with schemas', () => {
 
     const key = (await store.readStream('account-org-legacy')).find((event) => event.type === 'ApiKeyIssued');
     expect(key?.data).toMatchObject({ keyId: 'key-legacy', scopes: [...API_KEY_SCOPES] });
-    expect(key?.metadata.schemaVersion).toBe(2);
+    expect(key?.metadata.schemaVersion).toBe(3);
     const [created] = await store.readStream('template-tpl-legacy');
     expect(created?.data).toMatchObject({ tags: [], recordDuration: null, fps: null, sourceTemplateId: null });
     const completed = (await store.readStream('render-req-legacy')).at(-1);

@@ -70,7 +70,7 @@ describe('in-memory event store with the service schemas (as test/int/event-sche
 
     const key = (await store.readStream('account-org-legacy')).find((event) => event.type === 'ApiKeyIssued');
     expect(key?.data).toMatchObject({ keyId: 'key-legacy', scopes: [...API_KEY_SCOPES] });
-    expect(key?.metadata.schemaVersion).toBe(2);
+    expect(key?.metadata.schemaVersion).toBe(3);
     const completed = (await store.readStream('render-req-legacy')).at(-1);
     expect(completed?.data).toMatchObject({ cached: false, sourceRequestId: null });
     expect((await store.readAll({ after: null, limit: 100 })).find((event) => event.type === 'ApiKeyIssued')?.data).toHaveProperty('scopes');

@@ -111,6 +111,23 @@ describe('render service: the render cache', () => {
     expect(account()?.creditsUsed).toBe(1);
   });
 
+  it('answers an unrecorded hit (a public image URL viewed again) with the earlier render, recording, storing and starting nothing', async () => {
+    const first = await render();
+    const eventsBefore = (await world.log()).length;
+
+    const viewed = await renderService().render(contextOf(), { template: templateId, data: { title: 'Hello' } }, 'unrecorded');
+
+    expect(viewed).toMatchObject({ requestId: first.requestId, cached: true, storageKey: first.storageKey, contentType: 'image/png' });
+    expect(await world.log()).toHaveLength(eventsBefore);
+    expect(orchestrator.started.map((work) => work.requestId)).toEqual([first.requestId]);
+    expect(world.engine.rendered).toHaveLength(1);
+    expect(account()?.creditsUsed).toBe(1);
+    // Without an earlier render, the view renders and records like any request.
+    const fresh = await renderService().render(contextOf(), { template: templateId, data: { title: 'New' } }, 'unrecorded');
+    expect(fresh.cached).toBeUndefined();
+    expect(await requestedOf(fresh.requestId)).toMatchObject({ requestId: fresh.requestId });
+  });
+
   it('still tells the webhook of a cache hit', async () => {
     await render();
 

@@ -46,6 +46,12 @@ export interface RequestRenderDeps extends CommandDeps {
 }
 
 /**
+ * What an answer from the render cache leaves behind: a render of its own (listed, audited), or, for
+ * an image shown at a public URL and viewed again and again, nothing: the view reads the stored file.
+ */
+export type CacheHits = 'recorded' | 'unrecorded';
+
+/**
  * Requesting a render (POST /api/v2/render, v1 and GET /img too): validate, choose the template
  * version, pin the spec, answer from the render cache when an identical render exists, else check
  * credits and room, record the request and start its workflow; a synchronous render is answered with
@@ -55,11 +61,15 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
   const waitingRoom = createWaitingRoom(deps.maxPendingSyncRenders);
   const knownBadRenders = createKnownBadRenders({ clock: deps.clock });
 
-  /** A cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
-  const answerFromCache = async (context: RequestContext, requested: RenderRequested['data']): Promise<RenderAnswer | null> => {
+  /** A recorded cache hit is a render of its own (listed, audited) that reuses the stored file and costs nothing. */
+  const answerFromCache = async (context: RequestContext, requested: RenderRequested['data'], hits: CacheHits): Promise<RenderAnswer | null> => {
     if (!requested.cacheKey) return null;
     const hit = await deps.results.findCached(context.caller.orgId, requested.cacheKey);
     if (!hit) return null;
+    if (hits === 'unrecorded') {
+      const source = { ...requested, requestId: hit.requestId };
+      return { requestId: hit.requestId, href: resultHref(deps.links, source), cached: true, storageKey: hit.storageKey, contentType: hit.contentType };
+    }
     const request = hitRequest(requested, hit.dataFrom);
     const file = {
       storageKey: hit.storageKey,
@@ -81,7 +91,7 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     };
   };
 
-  return async (context: RequestContext, input: RenderInput): Promise<RenderAnswer> => {
+  return async (context: RequestContext, input: RenderInput, hits: CacheHits = 'recorded'): Promise<RenderAnswer> => {
     requireScope(context, 'render');
     assertJsonFieldSizes({ data: input.data, metadata: input.metadata });
     await assertWebhookUrlAllowed(deps.urls, input.webhookUrl);
@@ -115,10 +125,10 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
       dataFrom: null,
     };
 
-    const cached = await answerFromCache(context, requested);
+    const cached = await answerFromCache(context, requested, hits);
     if (cached) {
       // The file exists already, yet the client asked to be told by webhook like for any render.
-      if (requested.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
+      if (requested.webhookUrl !== null && hits === 'recorded') await deps.orchestrator.startWebhook({ requestId });
       return cached;
     }
 

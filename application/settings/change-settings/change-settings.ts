@@ -20,8 +20,7 @@ export interface SettingsChange {
  * meets the new setting; answers the settings as they are then.
  */
 export const changeSettings = async (deps: ChangeSettingsDeps, context: RequestContext, change: SettingsChange): Promise<SettingsDto> => {
-  // Whether a published key still renders is the render scope's business, as signing keys are.
-  requireScope(context, 'render');
+  requireScope(context, 'admin');
   if (change.apiKeyInQuery !== undefined) {
     const { orgId } = context.caller;
     const result = await onAccountStream(

@@ -5,8 +5,8 @@ import type { NewSigningSecretDto } from '../signing-key-dto.js';
 
 /** A new key for the caller's organization; its secret is in the answer and nowhere else in the clear. */
 export const createSigningKey = async (deps: SigningKeyDeps, context: RequestContext): Promise<NewSigningSecretDto> => {
-  // A signing key renders on the organization's behalf, as a key with the render scope does.
-  requireScope(context, 'render');
+  // A signing key mints URLs that outlive the key that asked for it: account administration.
+  requireScope(context, 'admin');
   const keyId = deps.ids.next();
   const { plain, sealed } = freshSecret(deps);
   const now = deps.clock.now().toISOString();

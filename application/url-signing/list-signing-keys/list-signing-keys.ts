@@ -10,12 +10,12 @@ export interface ListSigningKeysDeps {
 
 /** The caller's organization's keys, revoked ones included, oldest first; never a secret. */
 export const listSigningKeys = async (deps: ListSigningKeysDeps, context: RequestContext): Promise<SigningKeyDto[]> => {
-  requireScope(context, 'render');
+  requireScope(context, 'admin');
   return (await deps.signingKeys.list(context.caller.orgId)).map(toSigningKeyDto);
 };
 
 export const getSigningKey = async (deps: ListSigningKeysDeps, context: RequestContext, keyId: string): Promise<SigningKeyDto> => {
-  requireScope(context, 'render');
+  requireScope(context, 'admin');
   const key = await deps.signingKeys.get(context.caller.orgId, keyId);
   if (!key) throw notFound('URL-signing key');
   return toSigningKeyDto(key);

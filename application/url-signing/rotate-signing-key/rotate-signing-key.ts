@@ -9,7 +9,7 @@ import type { NewSigningSecretDto } from '../signing-key-dto.js';
  * re-sign with it, then revoke the first.
  */
 export const rotateSigningKey = async (deps: SigningKeyDeps, context: RequestContext, keyId: string): Promise<NewSigningSecretDto> => {
-  requireScope(context, 'render');
+  requireScope(context, 'admin');
   const { plain, sealed } = freshSecret(deps);
   const now = deps.clock.now().toISOString();
   // The account's decider refuses a key of another organization: it is not on this account stream.

@@ -5,7 +5,7 @@ import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { RequestContext } from '../../shared/request-context.js';
 import { requireScope } from '../../shared/scopes.js';
 import { encodeRfc3986, imageUrlPath, type ImageUrlExtension } from '../image-url.js';
-import { canonicalQuery, signImageUrl, type SignedImageUrlParts } from '../image-url-signature.js';
+import { canonicalQuery, MAX_SIGNED_URL_LIFETIME_SECONDS, signImageUrl, type SignedImageUrlParts } from '../image-url-signature.js';
 
 export interface SignImageUrlDeps {
   readonly signingKeys: UrlSigningKeyReadModel;
@@ -52,10 +52,14 @@ const signingKeyOf = async (deps: SignImageUrlDeps, orgId: string, keyId: string
  * same URL a client signing with the key's secret would make (see image-url-signature.ts).
  */
 export const signImageUrlFor = async (deps: SignImageUrlDeps, context: RequestContext, input: SignImageUrlInput): Promise<SignedImageUrlDto> => {
-  requireScope(context, 'render');
+  requireScope(context, 'admin');
   const orgId = context.caller.orgId;
-  if (input.expires <= Math.floor(deps.clock.now().getTime() / 1000)) {
+  const now = Math.floor(deps.clock.now().getTime() / 1000);
+  if (input.expires <= now) {
     throw validationError('The expiry is in the past', [`expires: ${input.expires} (unix seconds) has passed; a signed URL must expire in the future`]);
+  }
+  if (input.expires > now + MAX_SIGNED_URL_LIFETIME_SECONDS) {
+    throw validationError('The expiry is too far off', [`expires: a signed URL may be valid for at most ${MAX_SIGNED_URL_LIFETIME_SECONDS} seconds (366 days) from now`]);
   }
   // A URL for a template that does not exist would only ever answer 400: say so now.
   if (!(await deps.templates.get(orgId, input.template))) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);

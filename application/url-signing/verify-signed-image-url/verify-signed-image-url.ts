@@ -3,7 +3,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { UrlSigningKeyReadModel } from '../../ports/read-models.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Caller } from '../../shared/request-context.js';
-import { signatureMatches, type SignedImageUrlParts } from '../image-url-signature.js';
+import { MAX_SIGNED_URL_LIFETIME_SECONDS, signatureMatches, type SignedImageUrlParts } from '../image-url-signature.js';
 
 export interface VerifySignedImageUrlDeps {
   readonly signingKeys: Pick<UrlSigningKeyReadModel, 'lookup'>;
@@ -29,6 +29,15 @@ export interface VerifiedImageUrl {
 const EXPIRES_PATTERN = /^[1-9]\d{0,11}$/;
 const MAX_KEY_ID_LENGTH = 200;
 
+const repeatedName = (values: SignedImageRequest['values']): string | null => {
+  const seen = new Set<string>();
+  for (const [name] of values) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return null;
+};
+
 /** The reason goes to the caller; never the signature, which logs must not hold either. */
 const refused = (reason: string) => new DomainError('forbidden', 'This signed image URL is not valid', [reason]);
 
@@ -41,10 +50,14 @@ export const verifySignedImageUrl = async (deps: VerifySignedImageUrlDeps, reque
   const { expires, keyId, signature } = request;
   if (expires === null || keyId === null || signature === null) throw refused('a signed URL carries expires, keyId and signature, once each');
   if (!EXPIRES_PATTERN.test(expires)) throw refused('expires: must be unix seconds');
+  // The canonical form sorts repeated names by value, so their order is not signed, yet the last one wins.
+  const repeated = repeatedName(request.values);
+  if (repeated !== null) throw refused(`${repeated}: a signed URL names each value once`);
   const key = keyId.length <= MAX_KEY_ID_LENGTH ? await deps.signingKeys.lookup(keyId) : null;
   if (!key || key.revokedAt !== null) throw refused('keyId: no such URL-signing key, or it was revoked');
   if (!signatureMatches(deps.sealer.open(key.sealedSecret), { ...request, expires, keyId }, signature)) throw refused('signature: does not match the URL');
   const secondsLeft = Number(expires) - Math.floor(deps.clock.now().getTime() / 1000);
   if (secondsLeft <= 0) throw refused(`expires: the URL expired at ${new Date(Number(expires) * 1000).toISOString()}`);
+  if (secondsLeft > MAX_SIGNED_URL_LIFETIME_SECONDS) throw refused(`expires: a signed URL may be valid for at most ${MAX_SIGNED_URL_LIFETIME_SECONDS} seconds (366 days)`);
   return { caller: { orgId: key.orgId, actor: key.id, scopes: ['render'] }, secondsLeft };
 };
