@@ -137,7 +137,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       scrapeMetrics: metrics.scrape,
       readiness: readinessCheck(foundation, { runProjections: options.runProjections, temporal: temporal ? (deadlineMs) => temporal.ping(deadlineMs) : null }),
     };
-    return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config, operations, worker), close: () => lifetime.close() };
+    return { config, logger, eventStore, orm, projections, services: createApiServices(foundation, orchestrator, config, operations, lifetime, worker), close: () => lifetime.close() };
   } catch (error) {
     await lifetime.close();
     throw error;

@@ -1,17 +1,10 @@
 import * as fontkit from 'fontkit';
 import type { FontFacts, FontInspector } from '../../application/ports/asset-inspection.js';
 import type { FontFormat } from '../../domain/accounts/asset-events.js';
-import { validationError } from '../../domain/shared/errors.js';
 import { categoryOf } from './font-catalog.js';
-
-/** The first four bytes of each accepted format; anything else (a collection, a PostScript font, not a font) is refused. */
-const SIGNATURES: readonly [string, FontFormat][] = [
-  ['00010000', 'ttf'],
-  ['74727565', 'ttf'], // 'true': Apple's TrueType
-  ['4f54544f', 'otf'], // 'OTTO'
-  ['774f4646', 'woff'], // 'wOFF'
-  ['774f4632', 'woff2'], // 'wOF2'
-];
+import { assertPlausibleDeclaredSizes } from './font-declared-sizes.js';
+import { fontFormatOf } from './font-format.js';
+import { refuseFont as refuse } from './font-refusal.js';
 
 /** Google Fonts' subsets by a few characters each must have; a font covering all of them is said to cover the subset. */
 const SUBSET_PROBES: readonly [string, string][] = [
@@ -34,13 +27,6 @@ const SUBSET_PROBES: readonly [string, string][] = [
 
 /** Glyph outlines decoded to prove the glyph data is whole: a truncated or forged file fails here, not in a render. */
 const GLYPHS_CHECKED = 64;
-
-const formatOf = (content: Buffer): FontFormat | null => {
-  const head = content.subarray(0, 4).toString('hex');
-  return SIGNATURES.find(([signature]) => signature === head)?.[1] ?? null;
-};
-
-const refuse = (why: string) => validationError(`The file is not a usable font: ${why}`, [`file: ${why}; upload a TTF, OTF, WOFF or WOFF2 font`]);
 
 /** Table records must lie inside the file (fontkit reads them lazily and would fail only later). */
 const assertTablesInside = (font: fontkit.Font, size: number, format: FontFormat) => {
@@ -83,8 +69,9 @@ const exercise = (font: fontkit.Font) => {
 /** Fonts parsed whole by fontkit before anything is stored; hostile, truncated and non-font files are a 400. */
 export const fontkitInspector: FontInspector = {
   async inspect(content: Buffer): Promise<FontFacts> {
-    const format = formatOf(content);
+    const format = fontFormatOf(content);
     if (!format) throw refuse('its first bytes are not those of a TTF, OTF, WOFF or WOFF2 font');
+    assertPlausibleDeclaredSizes(content, format);
     let font: fontkit.Font;
     try {
       const parsed = fontkit.create(content);

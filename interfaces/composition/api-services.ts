@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createAccountService } from '../../application/accounts/account-service.js';
 import { createUsageService } from '../../application/accounts/usage-service.js';
 import { createAuditService } from '../../application/audit/audit-service.js';
@@ -16,8 +17,8 @@ import { createEventIntegrity } from '../../infrastructure/audit/event-integrity
 import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-model.js';
 import type { Config } from '../../infrastructure/config/config.js';
 import { createFontconfigCatalog } from '../../infrastructure/fonts/font-catalog.js';
-import { fontkitInspector } from '../../infrastructure/fonts/font-inspector.js';
-import { sharpImageInspector } from '../../infrastructure/uploads/image-inspector.js';
+import { isolatedFontInspector, isolatedImageInspector } from '../../infrastructure/parsing/isolated-inspectors.js';
+import { createParsingPool } from '../../infrastructure/parsing/parsing-pool.js';
 import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.js';
 import { systemClock } from '../../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
@@ -25,8 +26,22 @@ import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webho
 import { randomUrlSigningSecrets } from '../../infrastructure/security/random-url-signing-secrets.js';
 import type { AppServices, Operations } from '../http/app-services.js';
 import type { Foundation } from './foundation.js';
+import type { Lifetime } from './lifetime.js';
 import type { RenderWorker } from './render-worker.js';
 import { healthCheck } from './health.js';
+
+/**
+ * Uploaded fonts and SVGs are parsed in worker threads that are killed past these limits. One
+ * thread where the machine has two cores, so the requests' thread and renders keep a core; a
+ * sanitized SVG at the element limit took a few seconds there, well inside the time limit.
+ */
+const PARSING_LIMITS = {
+  threads: Math.min(2, Math.max(1, availableParallelism() - 1)),
+  timeLimitMs: 10_000,
+  heapLimitMb: 256,
+  maxWaiting: 8,
+  idleMs: 60_000,
+};
 
 /**
  * The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or
@@ -37,9 +52,12 @@ export const createApiServices = (
   orchestrator: RenderOrchestrator,
   config: Config,
   operations: Operations,
+  lifetime: Lifetime,
   worker: Pick<RenderWorker, 'renderAhead'> | null = null,
 ): AppServices => {
   const { commandDeps, readModels, projections, links, storage, eventStore, hostPolicy } = foundation;
+  const parsing = createParsingPool(PARSING_LIMITS);
+  lifetime.defer(() => parsing.close());
   const assetDeps = { ...commandDeps, accounts: readModels.accounts, storage, progress: projections, assets: readModels.assets };
   const renderLimits = { syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS, urls: hostPolicy, links, progress: projections, orchestrator };
   return {
@@ -55,8 +73,8 @@ export const createApiServices = (
     templates: createTemplateService({ ...commandDeps, templates: readModels.templates, progress: projections, mergeFields: mustacheMergeFields }),
     results: createResultService({ ...commandDeps, results: readModels.results, progress: projections, storage, links }),
     usage: createUsageService({ accounts: readModels.accounts, clock: systemClock }),
-    fonts: createFontService({ ...assetDeps, catalog: createFontconfigCatalog(), fontInspector: fontkitInspector }),
-    uploads: createUploadService({ ...assetDeps, imageInspector: sharpImageInspector, hrefOf: (uploadId) => `${foundation.publicBaseUrl}${uploadFilePath(uploadId)}` }),
+    fonts: createFontService({ ...assetDeps, catalog: createFontconfigCatalog(), fontInspector: isolatedFontInspector(parsing) }),
+    uploads: createUploadService({ ...assetDeps, imageInspector: isolatedImageInspector(parsing), hrefOf: (uploadId) => `${foundation.publicBaseUrl}${uploadFilePath(uploadId)}` }),
     renders: createRenderService({
       ...commandDeps,
       ...renderLimits,

@@ -1,0 +1,109 @@
+import { Piscina } from 'piscina';
+import { DEFAULT_RETRY_AFTER_SECONDS, type DomainError, UnavailableError, validationError } from '../../domain/shared/errors.js';
+import type { ParsingOutcome, ParsingResults, ParsingTask } from './parsing-worker.js';
+
+/*
+ * Uploaded files are parsed in worker threads, never on the thread that answers requests: a file
+ * built to make a parser spin or swell then costs one thread of this pool, which is killed and
+ * replaced, and the upload is refused with a 400. Threads start on the first upload and end when
+ * unused, so a process that never sees an upload never pays for them.
+ */
+
+export interface ParsingPoolOptions {
+  /** Threads at most, each parsing one file at a time. */
+  readonly threads: number;
+  /** How long one file may take once a thread has taken it; then the thread is killed and the file refused. */
+  readonly timeLimitMs: number;
+  /** The V8 heap (old generation) one thread may use; a thread that needs more dies and the file is refused. */
+  readonly heapLimitMb: number;
+  /** Files waiting for a thread at most; one more is refused (503) rather than queued without end. */
+  readonly maxWaiting: number;
+  /** How long a thread stays without work before it ends. */
+  readonly idleMs: number;
+}
+
+export interface ParsingPool {
+  /** Parses in a worker thread; `refuse` words the 400 for a file that took too long or too much memory. */
+  run<K extends ParsingTask['kind']>(task: ParsingTask & { readonly kind: K }, refuse: (why: string) => DomainError): Promise<ParsingResults[K]>;
+  /** Kills the threads; anything still parsing is refused. */
+  close(): Promise<void>;
+}
+
+const WORKER = new URL('./parsing-worker.ts', import.meta.url).href;
+/** The service runs its TypeScript through tsx, and so must its threads (whoever started this process: a test runner too). */
+const WORKER_EXEC_ARGV = ['--import', 'tsx'];
+const YOUNG_GENERATION_MB = 16;
+
+const busy = () => new UnavailableError('Too many uploaded files are being checked at once; try again shortly', DEFAULT_RETRY_AFTER_SECONDS);
+
+/**
+ * At most `capacity` at once and `maxWaiting` waiting for them; a finished task hands its place to the
+ * first waiting one, so a task's time limit starts when it runs, not while it waits.
+ */
+const createTurns = (capacity: number, maxWaiting: number) => {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const take = async (): Promise<void> => {
+    if (running < capacity) {
+      running++;
+      return;
+    }
+    if (waiting.length >= maxWaiting) throw busy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const pass = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  };
+  return { take, pass };
+};
+
+const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
+const isOutOfMemory = (error: unknown) => (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+
+export const createParsingPool = (options: ParsingPoolOptions): ParsingPool => {
+  let pool: Piscina | null = null;
+  let closed = false;
+  const turns = createTurns(options.threads, options.maxWaiting);
+  const poolOf = () =>
+    (pool ??= new Piscina({
+      filename: WORKER,
+      execArgv: WORKER_EXEC_ARGV,
+      minThreads: 0,
+      maxThreads: options.threads,
+      idleTimeout: options.idleMs,
+      resourceLimits: { maxOldGenerationSizeMb: options.heapLimitMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    }));
+
+  const parse = async (task: ParsingTask, refuse: (why: string) => DomainError): Promise<unknown> => {
+    let outcome: ParsingOutcome<unknown>;
+    try {
+      // Past the signal, Piscina terminates the thread that runs the task and starts another on demand.
+      outcome = await poolOf().run(task, { signal: AbortSignal.timeout(options.timeLimitMs) });
+    } catch (error) {
+      if (closed) throw busy();
+      if (isAbort(error)) throw refuse('it took too long to parse');
+      if (isOutOfMemory(error)) throw refuse('parsing it needed more memory than an upload may use');
+      throw error;
+    }
+    if ('refusal' in outcome) throw validationError(outcome.refusal.message, outcome.refusal.details);
+    return outcome.value;
+  };
+
+  return {
+    async run<K extends ParsingTask['kind']>(task: ParsingTask & { readonly kind: K }, refuse: (why: string) => DomainError) {
+      if (closed) throw busy();
+      await turns.take();
+      try {
+        return (await parse(task, refuse)) as ParsingResults[K];
+      } finally {
+        turns.pass();
+      }
+    },
+    async close() {
+      closed = true;
+      await pool?.destroy();
+    },
+  };
+};
