@@ -327,7 +327,7 @@ const paths: ZodOpenApiPathsObject = {
   },
   '/api/v2/uploads': {
     get: operation('listUploads', 'uploads', "The organization's uploaded images, newest first", 'One page of uploads', UploadPage, { requestParams: { query: ListUploadsQuery } }),
-    post: operation('uploadImage', 'uploads', 'Upload an image (PNG, JPEG, WebP, GIF or SVG, at most 20 MB) to use in templates', 'The uploaded image', Upload, {
+    post: operation('uploadImage', 'uploads', 'Upload an image (PNG, JPEG, WebP, GIF or SVG, at most 20 MB; an SVG at most 5 MB) to use in templates', 'The uploaded image', Upload, {
       description:
         'The type is sniffed from the bytes; the image must decode within the pixels one render may paint (50 million). ' +
         'SVGs are stored without scripts, event handlers and external references. The href works as an image source in the ' +

@@ -141,5 +141,5 @@ export const UploadIdParam = z.object({ identifier: z.string().min(1).max(200) }
 export const ListUploadsQuery = z.object({ ...pageQuery });
 
 export const ImageUploadForm = z
-  .object({ file: z.string().meta({ format: 'binary', description: 'A PNG, JPEG, WebP, GIF or SVG image, at most 20 MB; SVGs are stored without scripts, event handlers and external references' }) })
+  .object({ file: z.string().meta({ format: 'binary', description: 'A PNG, JPEG, WebP, GIF or SVG image, at most 20 MB. An SVG is at most 5 MB of well-formed XML, nests elements at most 256 deep and has at most 20,000 of them; it is stored without scripts, event handlers and external references' }) })
   .meta({ id: 'ImageUploadForm' });
