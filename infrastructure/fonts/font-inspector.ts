@@ -5,6 +5,7 @@ import { categoryOf } from './font-catalog.js';
 import { assertPlausibleDeclaredSizes } from './font-declared-sizes.js';
 import { fontFormatOf } from './font-format.js';
 import { refuseFont as refuse } from './font-refusal.js';
+import { unwrapWoff } from './woff-unwrapping.js';
 
 /** Google Fonts' subsets by a few characters each must have; a font covering all of them is said to cover the subset. */
 const SUBSET_PROBES: readonly [string, string][] = [
@@ -30,12 +31,11 @@ const GLYPHS_CHECKED = 64;
 
 /** Table records must lie inside the file (fontkit reads them lazily and would fail only later). */
 const assertTablesInside = (font: fontkit.Font, size: number, format: FontFormat) => {
-  const tables = Object.values((font as unknown as { directory: { tables: Record<string, { offset: number; length?: number; compLength?: number }> } }).directory?.tables ?? {});
+  const tables = Object.values((font as unknown as { directory: { tables: Record<string, { offset: number; length?: number }> } }).directory?.tables ?? {});
   if (format === 'woff2') return; // One compressed stream, checked by decoding it below.
   if (tables.length === 0) throw refuse('it has no tables');
   for (const table of tables) {
-    const length = format === 'woff' ? (table.compLength ?? 0) : (table.length ?? 0);
-    if (table.offset + length > size) throw refuse('a table runs past the end of the file (truncated?)');
+    if (table.offset + (table.length ?? 0) > size) throw refuse('a table runs past the end of the file (truncated?)');
   }
 };
 
@@ -72,12 +72,14 @@ export const fontkitInspector: FontInspector = {
     const format = fontFormatOf(content);
     if (!format) throw refuse('its first bytes are not those of a TTF, OTF, WOFF or WOFF2 font');
     assertPlausibleDeclaredSizes(content, format);
+    // A WOFF's tables are inflated by zlib, and fontkit reads the font it wraps.
+    const sfnt = format === 'woff' ? unwrapWoff(content) : content;
     let font: fontkit.Font;
     try {
-      const parsed = fontkit.create(content);
+      const parsed = fontkit.create(sfnt);
       if (!('numGlyphs' in parsed)) throw refuse('it is a font collection; upload one font of it');
       font = parsed as fontkit.Font;
-      assertTablesInside(font, content.length, format);
+      assertTablesInside(font, sfnt.length, format);
       exercise(font);
     } catch (error) {
       if (error instanceof Error && error.name === 'DomainError') throw error;

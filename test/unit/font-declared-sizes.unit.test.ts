@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assertPlausibleDeclaredSizes, MAX_DECLARED_FONT_RATIO } from '../../infrastructure/fonts/font-declared-sizes.js';
 import { fontkitInspector } from '../../infrastructure/fonts/font-inspector.js';
+import { unwrapWoff } from '../../infrastructure/fonts/woff-unwrapping.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { base128, toWoff, toWoff2, woff2Bomb, woffBomb } from '../support/font-containers.js';
 import { expectDomainError } from '../support/expect-domain-error.js';
 
 /*
  * WOFF and WOFF2 headers say how large their tables are once inflated; a font that declares far
- * more than it can hold is refused from those few bytes, before anything is inflated.
+ * more than it can hold is refused from those few bytes, before anything is inflated. A WOFF's
+ * tables are then inflated by zlib, each to exactly the length its directory gives.
  */
 
 const MONO = readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf');
@@ -80,5 +82,37 @@ describe('declared font sizes', () => {
       const facts = await fontkitInspector.inspect(content);
       expect(facts).toMatchObject({ format, family });
     }
+  });
+});
+
+describe('WOFF tables inflated by zlib', () => {
+  /** A WOFF of the font whose first deflated table's directory entry says `origLength` + `by`. */
+  const misdeclared = (by: number) => {
+    const woff = Buffer.from(toWoff(MONO));
+    const entry = Array.from({ length: woff.readUInt16BE(12) }, (_, index) => 44 + index * 20).find((at) => woff.readUInt32BE(at + 8) < woff.readUInt32BE(at + 12))!;
+    woff.writeUInt32BE(woff.readUInt32BE(entry + 12) + by, entry + 12);
+    return woff;
+  };
+
+  it('gives back the TTF the WOFF wraps, table for table', () => {
+    const sfnt = unwrapWoff(toWoff(MONO));
+    const tables = (font: Buffer) =>
+      Array.from({ length: font.readUInt16BE(4) }, (_, index) => {
+        const record = 12 + index * 16;
+        const offset = font.readUInt32BE(record + 8);
+        return [font.toString('latin1', record, record + 4), font.subarray(offset, offset + font.readUInt32BE(record + 12)).toString('hex')];
+      });
+    expect(sfnt.readUInt32BE(0)).toBe(MONO.readUInt32BE(0));
+    expect(tables(sfnt)).toEqual(tables(MONO));
+  });
+
+  it('refuses a table that inflates to less or more than its directory says', () => {
+    expect(refusal(() => unwrapWoff(misdeclared(4))).message).toMatch(/inflates to another length/);
+    expect(refusal(() => unwrapWoff(misdeclared(-4))).message).toMatch(/could not be inflated/);
+  });
+
+  it('refuses a table past the end of the file', () => {
+    const woff = toWoff(MONO);
+    expect(refusal(() => unwrapWoff(woff.subarray(0, woff.length - 4096))).message).toMatch(/runs past the end of the file/);
   });
 });
