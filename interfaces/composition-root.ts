@@ -51,6 +51,7 @@ const renderingDisabled: RenderOrchestrator = {
   startVideo: notRendering,
   startCapture: notRendering,
   startWebhook: notRendering,
+  startBatch: notRendering,
   workflowState: notRendering,
   waitForOutcome: notRendering,
 };

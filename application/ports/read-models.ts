@@ -246,3 +246,48 @@ export interface AssetReadModel {
   listUploads(orgId: string, paging: { readonly page: number; readonly size: number }): Promise<{ items: UploadView[]; total: number }>;
   getUpload(orgId: string, uploadId: string): Promise<UploadView | null>;
 }
+
+/** A batch as its stream tells it; how far its rows got is read from their results. */
+export interface BatchView {
+  readonly id: string;
+  readonly orgId: string;
+  readonly name: string;
+  readonly templateId: string;
+  readonly templateVersion: number | null;
+  readonly outputFormat: string;
+  readonly total: number;
+  /** What the rows cost if none is a cache hit. */
+  readonly credits: number;
+  readonly merge: boolean;
+  readonly webhookUrl: string | null;
+  readonly rowsStorageKey: string;
+  readonly status: 'pending' | 'cancelled' | 'ended';
+  readonly createdAt: Date;
+  readonly cancelledAt: Date | null;
+  readonly endedAt: Date | null;
+  /** The counts the batch ended with; null until it ends. */
+  readonly ended: { readonly done: number; readonly failed: number; readonly cached: number; readonly skipped: number; readonly creditsCharged: number } | null;
+  readonly mergedStorageKey: string | null;
+}
+
+/** Where one row of a batch stands: the result of its request. */
+export interface BatchRowResult {
+  readonly requestId: string;
+  readonly status: 'pending' | 'done' | 'failed';
+  readonly cached: boolean;
+  readonly credits: number;
+  readonly failureReason: string | null;
+  /** null once the file is deleted, or while there is none. */
+  readonly storageKey: string | null;
+  readonly contentType: string | null;
+  readonly createdAt: Date;
+}
+
+export interface BatchReadModel {
+  get(orgId: string, batchId: string): Promise<BatchView | null>;
+  /** Newest first. */
+  list(orgId: string, page: { readonly page: number; readonly size: number }): Promise<{ items: BatchView[]; total: number }>;
+  findByName(orgId: string, name: string): Promise<BatchView | null>;
+  /** The results of these requests of the organization that exist and are not deleted, by request id. */
+  rowResults(orgId: string, requestIds: readonly string[]): Promise<ReadonlyMap<string, BatchRowResult>>;
+}

@@ -28,6 +28,8 @@ export interface RenderOrchestrator {
   startCapture(capture: { readonly requestId: string; readonly webhook: boolean }): Promise<void>;
   /** Delivers the outcome of a request finished on arrival (a cache hit) to its webhookUrl; idempotent like start. */
   startWebhook(delivery: { readonly requestId: string }): Promise<void>;
+  /** Starts the workflow that renders a recorded batch's rows; idempotent like start. */
+  startBatch(batch: { readonly batchId: string }): Promise<void>;
   /** Whether the request's workflow runs, has ended, or was never started. */
   workflowState(requestId: string): Promise<'running' | 'closed' | 'absent'>;
   /** The outcome, or 'timeout' when it takes longer than `timeoutMs` (the work goes on). */

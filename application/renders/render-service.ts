@@ -1,7 +1,8 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import type { RequestContext } from '../shared/request-context.js';
 import type { RenderAnswer, RenderInput } from './request-render/render-input.js';
-import { createRequestRender, type CacheHits, type RequestRenderDeps } from './request-render/request-render.js';
+import type { CacheHits } from './request-render/answer-from-cache.js';
+import { createRequestRender, type RequestRenderDeps } from './request-render/request-render.js';
 
 export type RenderService = ReturnType<typeof createRenderService>;
 

@@ -1,5 +1,7 @@
 import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
+import { batchDecider } from '../../domain/batches/batch-decider.js';
+import { batchStream } from '../../domain/batches/batch-events.js';
 import { renderDecider } from '../../domain/renders/render-decider.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
@@ -14,3 +16,6 @@ export const onAccountStream = commandHandler(accountDecider, accountStream);
 
 /** Commands on `template-<templateId>`. */
 export const onTemplateStream = commandHandler(templateDecider, templateStream);
+
+/** Commands on `batch-<batchId>`: a batch's request, its cancellation and its end (its rows are renders of their own). */
+export const onBatchStream = commandHandler(batchDecider, batchStream);

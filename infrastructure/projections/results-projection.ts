@@ -1,7 +1,9 @@
 import { evolveResult, startsResult } from '../../application/results/result-view.js';
+import { isBatchEvent, type BatchEvent } from '../../domain/batches/batch-events.js';
 import { isRenderEvent, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
-import { ResultRow } from '../read-models/entities.js';
+import { BatchRow, ResultRow } from '../read-models/entities.js';
+import { evolveBatchRow } from './batches-fold.js';
 import { fold, type DocumentProjection } from './document-projection.js';
 
 /** A request's result row, from its own stream: the result fold's fields, and whether another result's deletion took its file. */
@@ -23,22 +25,32 @@ export const sharedFileDeletion = (event: RecordedEvent<RenderEvent>, deleted: R
 
 export const withFileDeleted = (row: ResultRow | null): ResultRow | null => (row === null || row.fileDeleted ? row : { ...row, fileDeleted: true });
 
-export const resultsProjection: DocumentProjection<RenderEvent> = {
+type ResultsEvent = RenderEvent | BatchEvent;
+
+const isResultsEvent = (event: RecordedEvent): event is RecordedEvent<ResultsEvent> => isRenderEvent(event) || isBatchEvent(event);
+
+/** Renders and batches, the renders' rows folded by the first two folds, the batches' by the third. */
+export const resultsProjection: DocumentProjection<ResultsEvent> = {
   name: 'results',
-  canHandle: isRenderEvent,
+  canHandle: isResultsEvent,
   folds: [
-    fold<RenderEvent, ResultRow>({
+    fold<ResultsEvent, ResultRow>({
       entity: ResultRow,
-      documents: (event) => [event.data.requestId],
-      makesAnew: startsResult,
-      evolve: evolveResultRow,
+      documents: (event) => (isRenderEvent(event) ? [event.data.requestId] : []),
+      makesAnew: (event) => isRenderEvent(event) && startsResult(event),
+      evolve: (row, event) => (isRenderEvent(event) ? evolveResultRow(row, event) : row),
     }),
-    fold<RenderEvent, ResultRow, ResultRow>({
+    fold<ResultsEvent, ResultRow, ResultRow>({
       entity: ResultRow,
       // Read after the first fold: the deleted row keeps the storage key and `cached` it had.
       related: { entity: ResultRow, id: (event) => (event.type === 'ResultDeleted' ? event.data.requestId : null) },
-      documents: sharedFileDeletion,
+      documents: (event, deleted) => (isRenderEvent(event) ? sharedFileDeletion(event, deleted) : []),
       evolve: withFileDeleted,
+    }),
+    fold<ResultsEvent, BatchRow>({
+      entity: BatchRow,
+      documents: (event) => (isBatchEvent(event) ? [event.data.batchId] : []),
+      evolve: (row, event) => (isBatchEvent(event) ? evolveBatchRow(row, event) : row),
     }),
   ],
 };

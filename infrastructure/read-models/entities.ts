@@ -230,4 +230,39 @@ export const ProjectionCheckpoint = defineEntity({
 });
 export type ProjectionCheckpoint = InferEntity<typeof ProjectionCheckpoint>;
 
-export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, FontRow, UploadRow, UrlSigningKeyRow, ProjectionCheckpoint];
+/**
+ * A batch as its own stream tells it: what it was asked with, and how it ended. How far its rows
+ * got while it runs is read from their results, which are renders of their own.
+ */
+export const BatchRow = defineEntity({
+  name: 'BatchRow',
+  tableName: 'batches',
+  properties: {
+    id: p.string().primary(),
+    orgId: p.string(),
+    name: p.string(),
+    templateId: p.string(),
+    templateVersion: p.integer().nullable(),
+    outputFormat: p.string(),
+    total: p.integer(),
+    credits: p.integer(),
+    merge: p.boolean(),
+    webhookUrl: p.text().nullable(),
+    rowsStorageKey: p.string(),
+    status: p.string(),
+    createdAt: p.datetime(),
+    cancelledAt: p.datetime().nullable(),
+    endedAt: p.datetime().nullable(),
+    done: p.integer().nullable(),
+    failed: p.integer().nullable(),
+    cached: p.integer().nullable(),
+    skipped: p.integer().nullable(),
+    creditsCharged: p.integer().nullable(),
+    mergedStorageKey: p.string().nullable(),
+  },
+  // Listed newest first per organization, and found by name within it.
+  indexes: [{ properties: ['orgId', 'createdAt'] }, { properties: ['orgId', 'name'] }],
+});
+export type BatchRow = InferEntity<typeof BatchRow>;
+
+export const readModelEntities = [TemplateRow, ApiKeyRow, AccountRow, ResultRow, StoredFileRow, FontRow, UploadRow, UrlSigningKeyRow, BatchRow, ProjectionCheckpoint];

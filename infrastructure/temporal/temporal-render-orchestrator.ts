@@ -3,7 +3,8 @@ import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/
 import type { FailureCode } from '../../domain/shared/errors.js';
 import type { LocalOutcomes } from './local-outcomes.js';
 // Imported for their names and types only: the client never runs workflow code.
-import { captureWorkflow, syncCaptureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
+import { batchWorkflow, captureWorkflow, syncCaptureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
+import { batchWorkflowId } from '../../workflows/batch.workflow.js';
 
 export interface TemporalRenderOrchestratorOptions {
   readonly client: Client;
@@ -56,6 +57,7 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutco
     // Captures as renders: the short path for a client that waits.
     startCapture: ({ requestId, webhook }) => startRequest(webhook ? captureWorkflow : syncCaptureWorkflow, requestId, webhook),
     startWebhook: ({ requestId }) => once(client.workflow.start(webhookWorkflow, { workflowId: requestId, taskQueue, args: [{ requestId }], requestEagerStart: eagerStart })),
+    startBatch: ({ batchId }) => once(client.workflow.start(batchWorkflow, { workflowId: batchWorkflowId(batchId), taskQueue, args: [{ batchId }] })),
 
     async workflowState(requestId) {
       try {

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { createBatchService } from '../../application/batches/batch-service.js';
 import { createAccountService } from '../../application/accounts/account-service.js';
 import { createUsageService } from '../../application/accounts/usage-service.js';
 import { createAuditService } from '../../application/audit/audit-service.js';
@@ -13,6 +14,8 @@ import { createResultService } from '../../application/results/result-service.js
 import { createTemplateService } from '../../application/templates/template-service.js';
 import { createSettingsService } from '../../application/settings/settings-service.js';
 import { createUrlSigningService } from '../../application/url-signing/url-signing-service.js';
+import { csvReader } from '../../infrastructure/batches/csv-reader.js';
+import { streamedZipWriter } from '../../infrastructure/batches/zip-writer.js';
 import { createEventIntegrity } from '../../infrastructure/audit/event-integrity.js';
 import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-model.js';
 import type { Config } from '../../infrastructure/config/config.js';
@@ -87,6 +90,19 @@ export const createApiServices = (
     }),
     captures: createCaptureService({ ...commandDeps, ...renderLimits, accounts: readModels.accounts, maxPendingSyncCaptures: config.MAX_PENDING_SYNC_RENDERS }),
     requests: createRequestListService({ results: readModels.results, links, eventStore }),
+    batches: createBatchService({
+      ...commandDeps,
+      templates: readModels.templates,
+      accounts: readModels.accounts,
+      batches: readModels.batches,
+      storage,
+      orchestrator,
+      csv: csvReader,
+      urls: hostPolicy,
+      progress: projections,
+      publicBaseUrl: foundation.publicBaseUrl,
+      zipWriter: streamedZipWriter,
+    }),
     urlSigning: createUrlSigningService({
       ...commandDeps,
       signingKeys: readModels.signingKeys,

@@ -7,6 +7,7 @@ import { createAccountReadModel } from '../../infrastructure/read-models/account
 import { createAssetReadModel } from '../../infrastructure/read-models/asset-read-model.js';
 import { cachedAccountReadModel, cachedAssetReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../../infrastructure/read-models/cached-read-models.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
+import { createBatchReadModel } from '../../infrastructure/read-models/batch-read-model.js';
 import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
 import { createTemplateReadModel } from '../../infrastructure/read-models/template-read-model.js';
 import { createUrlSigningKeyReadModel } from '../../infrastructure/read-models/url-signing-key-read-model.js';
@@ -45,6 +46,7 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
     results,
     assets: runProjections ? cachedAssetReadModel(createAssetReadModel(orm), projections) : createAssetReadModel(orm),
     signingKeys: createUrlSigningKeyReadModel(orm),
+    batches: createBatchReadModel(orm),
   };
 
   /** Requests one key of the organization may make per window, by its plan; 0 for no limit. */

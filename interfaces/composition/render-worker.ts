@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { createBatchSteps } from '../../application/batches/run-batch/batch-steps.js';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
 import type { RecordedOutcomes } from '../../application/ports/recorded-outcomes.js';
@@ -8,6 +9,7 @@ import { createVideoSteps } from '../../application/renders/video-steps.js';
 import { createWebhookDelivery } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
 import { webhookRetryPolicy } from '../../application/webhooks/deliver-webhook/retry-policy.js';
 import { createWebhookSecrets } from '../../application/webhooks/webhook-secrets.js';
+import { pdfLibMerger } from '../../infrastructure/batches/pdf-merger.js';
 import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
 import type { Config } from '../../infrastructure/config/config.js';
 import type { PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics.js';
@@ -26,6 +28,7 @@ import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium
 import { createFfmpegSegmentJoiner } from '../../infrastructure/video/ffmpeg-segment-joiner.js';
 import { createFetchWebhookSender } from '../../infrastructure/webhooks/fetch-webhook-sender.js';
 import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
+import { createBatchActivities } from '../../workflows/batch.activities.js';
 import { createCaptureActivities } from '../../workflows/capture.activities.js';
 import { createRenderActivities } from '../../workflows/render.activities.js';
 import { createVideoRenderActivities } from '../../workflows/video-render.activities.js';
@@ -171,6 +174,9 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       ...videoActivities,
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
       ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
+      ...createBatchActivities(
+        createBatchSteps({ ...commandDeps, templates: readModels.templates, accounts: readModels.accounts, results: readModels.results, batches: readModels.batches, links, storage, pdfMerger: pdfLibMerger }),
+      ),
     },
     workflows: options.workflowBundle,
     // Enough that renders of every organization reach the pool's fair queue instead of waiting

@@ -1,5 +1,6 @@
 import type { Store } from 'express-rate-limit';
 import type { AccountService } from '../../application/accounts/account-service.js';
+import type { BatchService } from '../../application/batches/batch-service.js';
 import type { AuditService } from '../../application/audit/audit-service.js';
 import type { UsageService } from '../../application/accounts/usage-service.js';
 import type { FontService } from '../../application/fonts/font-service.js';
@@ -58,6 +59,8 @@ export interface AppServices {
   /** URL-signing keys, signed GET /img URLs and their verification. */
   readonly urlSigning: UrlSigningService;
   readonly settings: SettingsService;
+  /** Batches of renders from rows of data: submitted, watched, cancelled, collected. */
+  readonly batches: BatchService;
   readonly rateLimits: RateLimits;
   health(): Promise<HealthReport>;
   readonly operations: Operations;

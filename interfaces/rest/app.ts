@@ -10,6 +10,7 @@ import { apiKeyAuth, optionalApiKeyAuth } from './auth.js';
 import { perCallRateLimit, perKeyRateLimit } from './rate-limit.js';
 import { useRequestLogging } from './request-logging.js';
 import { auditRouter } from './audit-router.js';
+import { batchesRouter, batchJsonBody } from './batches-router.js';
 import { filesRouter } from './files-router.js';
 import { httpMetrics } from './http-metrics.js';
 import { httpTracing } from './http-tracing.js';
@@ -62,7 +63,8 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir, trustPro
   app.use(httpMetrics(services.operations));
 
   useRequestLogging(app, logger);
-  app.use(express.json({ limit: bodyLimit, strict: false }));
+  const json = express.json({ limit: bodyLimit, strict: false });
+  app.use((req, res, next) => (req.method === 'POST' && req.path === '/api/v2/batches' ? batchJsonBody(req, res, next) : json(req, res, next)));
   app.use((req, res, next) => {
     const problem = findBadPath(req.path) ?? findBadInput(req.query, 'query') ?? findBadInput(req.body, 'body');
     if (!problem) return next();
@@ -87,7 +89,7 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir, trustPro
   app.use(imageRouter(services, limited));
   app.use(deprecationHeaders());
   // Renders first: the hottest route (every cache hit) is matched before the other routers' routes are tried.
-  app.use('/api', apiKeyAuth(services), limited, renderRouter(services), templatesRouter(services), resultsRouter(services), accountRouter(services), uploadsRouter(services), urlSigningRouter(services), v1Router(services), auditRouter(services));
+  app.use('/api', apiKeyAuth(services), limited, renderRouter(services), templatesRouter(services), batchesRouter(services), resultsRouter(services), accountRouter(services), uploadsRouter(services), urlSigningRouter(services), v1Router(services), auditRouter(services));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { MAX_BATCH_ROWS } from '../../domain/batches/batch-decider.js';
 import { isAsynchronousFormat, OUTPUT_FORMATS, outputContentType } from '../../domain/renders/output-formats.js';
 import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, AuditUploadsQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
+import { BatchBody, BatchForm, BatchIdParam, BatchPage, BatchSchema, ListBatchesQuery, SubmittedBatchSchema } from '../schemas/batch-schemas.js';
 import { ErrorBody, IdParam, VersionParams } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
 import { RenderBody, RenderQuery, RenderResponse } from '../schemas/render-schemas.js';
@@ -64,11 +66,16 @@ const errors = Object.fromEntries(
   ].map(([status, description]) => [String(status), { description: String(description), ...json(ErrorBody) }]),
 );
 
-type Tag = 'templates' | 'renders' | 'results' | 'captures' | 'account' | 'uploads' | 'audit' | 'files' | 'signed-urls';
+type Tag = 'templates' | 'renders' | 'batches' | 'results' | 'captures' | 'account' | 'uploads' | 'audit' | 'files' | 'signed-urls';
 
 const TAGS: { name: Tag; description: string }[] = [
   { name: 'templates', description: 'Stored templates: settings, html content, canvas components' },
   { name: 'renders', description: 'Rendering templates into images, PDFs and videos' },
+  {
+    name: 'batches',
+    description:
+      'An extension of this service: many renders of one template from rows of data (JSON or CSV), run durably below interactive requests, watched as they go, collected as a ZIP or one merged PDF',
+  },
   { name: 'results', description: 'Rendered results and their files' },
   { name: 'captures', description: 'Screenshots and PDFs of web pages' },
   { name: 'account', description: 'Usage, plan and fonts' },
@@ -324,6 +331,48 @@ const paths: ZodOpenApiPathsObject = {
     delete: operation('deleteFont', 'uploads', 'Delete an uploaded font; its bytes leave uploads.used and new renders no longer find it', 'Deleted', null, {
       requestParams: { path: FontIdParam },
     }),
+  },
+  '/api/v2/batches': {
+    get: operation('listBatches', 'batches', "The organization's batches, newest first", 'One page of batches', BatchPage, { requestParams: { query: ListBatchesQuery } }),
+    post: {
+      operationId: 'submitBatch',
+      tags: ['batches'],
+      summary: 'Render a template once per row of data',
+      description:
+        `A JSON body with rows, or multipart/form-data with file = a CSV (RFC 4180, UTF-8 with or without a byte order mark, at most 20 MB): its header row names ` +
+        `the template's properties (canvas) or merge fields (html-editor), and an optional fileName column names each row's file; an empty cell leaves the value out; ` +
+        `the other fields as form fields. At most ${MAX_BATCH_ROWS} rows. Every row is checked as a single render would be, and a key or column the template does not use ` +
+        `is refused too: a bad batch is one 400 naming up to 20 bad rows by number (from 1) and column, with nothing recorded. The rows cost what their renders cost ` +
+        `(one credit an image, video by the second; cache hits free), and the account must hold that much (402 otherwise). Each row is a render of its own, listed ` +
+        `by GET /api/v2/results?batch=<name> and charged once however often it is retried.`,
+      requestBody: { content: { 'application/json': { schema: BatchBody }, 'multipart/form-data': { schema: BatchForm } } },
+      responses: { '202': { description: 'Accepted: the batch is recorded and its rows will render', ...json(SubmittedBatchSchema) }, ...errors },
+    },
+  },
+  '/api/v2/batches/{identifier}': {
+    get: operation('getBatch', 'batches', 'A batch and how far its rows got', 'The batch', BatchSchema, { requestParams: { path: BatchIdParam } }),
+    delete: operation('cancelBatch', 'batches', 'Cancel the rows of a batch not started yet (never charged); rows rendering now finish', 'The batch as it stands', BatchSchema, {
+      requestParams: { path: BatchIdParam },
+      description: 'Cancelling a cancelled batch again changes nothing; an ended batch is a 409.',
+    }),
+  },
+  '/api/v2/batches/{identifier}/zip': {
+    get: {
+      operationId: 'downloadBatchZip',
+      tags: ['batches'],
+      summary: 'A ZIP of the files the batch made so far, streamed, with manifest.csv (row, requestId, status, fileName, reason)',
+      requestParams: { path: BatchIdParam },
+      responses: { '200': { description: 'The ZIP', content: binary(['application/zip']) }, ...errors },
+    },
+  },
+  '/api/v2/batches/{identifier}/merged.pdf': {
+    get: {
+      operationId: 'downloadBatchMergedPdf',
+      tags: ['batches'],
+      summary: 'A merged batch: one PDF of every row that made a file, in row order, one outline entry per row',
+      requestParams: { path: BatchIdParam },
+      responses: { '200': { description: 'The PDF', content: binary(['application/pdf']) }, ...errors },
+    },
   },
   '/api/v2/uploads': {
     get: operation('listUploads', 'uploads', "The organization's uploaded images, newest first", 'One page of uploads', UploadPage, { requestParams: { query: ListUploadsQuery } }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FILE_NAME_PATTERN, FILE_NAME_RULE } from '../../domain/renders/file-names.js';
 import { OUTPUT_FORMATS } from '../../domain/renders/output-formats.js';
 import { PDF_STANDARDS } from '../../domain/renders/pdf-standards.js';
 import { FPS_VALUES, RECORD_DURATION, TEMPLATE_SIZE } from '../../domain/templates/template-settings.js';
@@ -12,7 +13,7 @@ export const RenderBody = z
     data: z.record(z.string(), z.unknown()).optional(),
     fileName: z
       .string()
-      .regex(/^[\w][\w .-]{0,199}$/, 'letters, digits, space, dot, dash and underscore only; at most 200 characters')
+      .regex(FILE_NAME_PATTERN, FILE_NAME_RULE)
       .optional(),
     webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).optional(),
     version: z.string().max(200).optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppServices } from '../http/app-services.js';
+import { BatchBody, BatchIdParam, ListBatchesQuery } from '../schemas/batch-schemas.js';
 import { IdParam, VersionParams } from '../schemas/common.js';
 import { RenderBody } from '../schemas/render-schemas.js';
 import { ComponentDocumentBody, parseComponentDocument } from '../schemas/component-schemas.js';
@@ -18,7 +19,7 @@ import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../s
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates, results, usage, fonts, uploads, renders, accounts, captures, audit, urlSigning, settings }: AppServices) =>
+export const createAppRouter = ({ templates, results, usage, fonts, uploads, renders, accounts, captures, audit, urlSigning, settings, batches }: AppServices) =>
   router({
     templates: router({
       list: authedProcedure
@@ -123,6 +124,16 @@ export const createAppRouter = ({ templates, results, usage, fonts, uploads, ren
       list: authedProcedure.input(ListUploadsQuery).query(({ ctx, input }) => uploads.list(ctx.context, input)),
       delete: authedProcedure.input(UploadIdParam).mutation(async ({ ctx, input }) => {
         await uploads.delete(ctx.context, input.identifier);
+      }),
+    }),
+    /** Batches of renders from rows of data, like /api/v2/batches (rows as JSON; a CSV goes over REST). */
+    batches: router({
+      submit: authedProcedure.input(BatchBody).mutation(({ ctx, input }) => batches.submit(ctx.context, input)),
+      list: authedProcedure.input(ListBatchesQuery.partial().optional()).query(({ ctx, input }) => batches.list(ctx.context, { page: input?.page ?? 0, size: input?.size ?? 20 })),
+      get: authedProcedure.input(BatchIdParam).query(({ ctx, input }) => batches.get(ctx.context, input.identifier)),
+      cancel: authedProcedure.input(BatchIdParam).mutation(async ({ ctx, input }) => {
+        await batches.cancel(ctx.context, input.identifier);
+        return batches.get(ctx.context, input.identifier);
       }),
     }),
     ping: authedProcedure.input(z.void()).query(({ ctx }) => ({ orgId: ctx.context.caller.orgId })),

@@ -44,6 +44,8 @@ export interface FakeOrchestratorOptions {
 export interface FakeOrchestrator extends RenderOrchestrator {
   /** Every start, in order, repeated starts included. */
   readonly started: StartedWork[];
+  /** The batches whose workflow was started, in order. */
+  readonly batchesStarted: string[];
   /** How `requestId` ends, or every request without an outcome of its own when `requestId` is left out. */
   endWith(outcome: FakeOutcome, requestId?: string): void;
   /** Makes every start fail with `error` (Temporal unreachable) until called with null. */
@@ -81,6 +83,7 @@ const UNSTORED: StoredFile = { storageKey: 'unstored', fileName: 'unstored', con
 
 export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrchestratorOptions = {}): FakeOrchestrator => {
   const started: StartedWork[] = [];
+  const batchesStarted: string[] = [];
   const decided = new Map<string, FakeOutcome>();
   const runs = new Map<string, Promise<FakeOutcome>>();
   let fallback: FakeOutcome = { status: 'done', file: UNSTORED, position: null };
@@ -103,6 +106,7 @@ export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrche
 
   return {
     started,
+    batchesStarted,
     endWith(outcome, requestId) {
       if (requestId === undefined) fallback = outcome;
       else decided.set(requestId, outcome);
@@ -117,6 +121,10 @@ export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrche
     async startWebhook({ requestId }) {
       await start({ kind: 'webhook', requestId, webhook: true });
       await deliverWebhook?.(requestId);
+    },
+    async startBatch({ batchId }) {
+      if (refusal) throw refusal;
+      batchesStarted.push(batchId);
     },
 
     async workflowState(requestId) {

@@ -1,0 +1,175 @@
+import { batchDecider } from '../../../domain/batches/batch-decider.js';
+import { batchStream, type BatchCounts, type BatchRequested } from '../../../domain/batches/batch-events.js';
+import type { Batch } from '../../../domain/batches/batch.js';
+import { renderStream } from '../../../domain/renders/render-events.js';
+import { DomainError, notFound } from '../../../domain/shared/errors.js';
+import type { PdfMerger } from '../../ports/batch-files.js';
+import type { BatchReadModel, BatchRowResult } from '../../ports/read-models.js';
+import { systemContextFor } from '../../shared/request-context.js';
+import { onBatchStream } from '../../shared/stream-commands.js';
+import { aggregateStream } from '../../shared/stream-reads.js';
+import { answerFromCache, type AnswerFromCacheDeps } from '../../renders/request-render/answer-from-cache.js';
+import { prepareRenderRequest, type PrepareRenderDeps } from '../../renders/request-render/prepare-render-request.js';
+import { recordRenderRequest } from '../../renders/request-render/record-render-request.js';
+import type { FileStorage } from '../../ports/file-storage.js';
+import { loadRows, rowRequestId, type BatchRow } from '../batch-rows.js';
+
+export interface BatchStepsDeps extends PrepareRenderDeps, AnswerFromCacheDeps {
+  readonly storage: FileStorage;
+  readonly batches: Pick<BatchReadModel, 'rowResults'>;
+  readonly pdfMerger: PdfMerger;
+}
+
+/** Rows whose requests are looked up in one query. */
+const LOOKUP_ROWS = 500;
+
+type RequestedBatch = Exclude<Batch, { status: 'absent' }>;
+
+const loadBatch = async (deps: BatchStepsDeps, batchId: string): Promise<RequestedBatch> => {
+  const { state } = await aggregateStream(deps.eventStore, batchStream(batchId), batchDecider);
+  if (state.status === 'absent') throw notFound('Batch');
+  return state;
+};
+
+/** The row numbers from 1 to `total`, in slices that one lookup covers. */
+const slicesOf = (total: number): number[][] => {
+  const slices: number[][] = [];
+  for (let first = 1; first <= total; first += LOOKUP_ROWS) slices.push(Array.from({ length: Math.min(LOOKUP_ROWS, total - first + 1) }, (_, index) => first + index));
+  return slices;
+};
+
+/** The results of rows 1 to `accepted` as the read models hold them, by row number. */
+const rowResultsOf = async (deps: BatchStepsDeps, request: BatchRequested['data'], accepted: number): Promise<Map<number, BatchRowResult>> => {
+  const byRow = new Map<number, BatchRowResult>();
+  for (const slice of slicesOf(accepted)) {
+    const found = await deps.batches.rowResults(request.orgId, slice.map((row) => rowRequestId(request.batchId, row)));
+    for (const row of slice) {
+      const result = found.get(rowRequestId(request.batchId, row));
+      if (result) byRow.set(row, result);
+    }
+  }
+  return byRow;
+};
+
+export interface AcceptedRows {
+  /** The batch was cancelled: no row was accepted, and none is to be. */
+  readonly cancelled: boolean;
+  /** Requests whose render workflow the batch starts (a request accepted before is named again: starting it is idempotent). */
+  readonly toRender: readonly string[];
+}
+
+/**
+ * The steps of a batch's workflow. Each is idempotent: a row's request id is derived from the batch
+ * and its number, so a retried step, a replayed workflow or a restarted batch finds the request it
+ * recorded before and neither records nor charges it again.
+ */
+export const createBatchSteps = (deps: BatchStepsDeps) => {
+  /** Makes a row a render request of its own, answered from the render cache when it can be. */
+  const acceptRow = async (request: BatchRequested['data'], number: number, row: BatchRow): Promise<'render' | 'done'> => {
+    const requestId = rowRequestId(request.batchId, number);
+    const recorded = await deps.eventStore.readStream(renderStream(requestId));
+    if (recorded.length > 0) return recorded.some((event) => event.type === 'RenderServedFromCache') ? 'done' : 'render';
+    const context = systemContextFor(request.orgId, request.batchId);
+    try {
+      const { requested } = await prepareRenderRequest(
+        deps,
+        context,
+        {
+          template: request.templateId,
+          ...(request.templateVersion === null ? {} : { templateVersion: request.templateVersion }),
+          data: { ...row.data },
+          ...(row.fileName === undefined ? {} : { fileName: row.fileName }),
+          ...(row.metadata === undefined ? {} : { metadata: { ...row.metadata } }),
+          outputFormat: request.outputFormat,
+          cache: request.cache,
+          batchName: request.name,
+        },
+        requestId,
+      );
+      if (await answerFromCache(deps, context, requested, 'recorded')) return 'done';
+      await recordRenderRequest(deps, requested, context);
+      return 'render';
+    } catch (error) {
+      // Checked when the batch was accepted; what fails now changed since (the template was deleted or edited).
+      if (!(error instanceof DomainError) || (error.code !== 'validation' && error.code !== 'not_found')) throw error;
+      const reason = [error.message, ...error.details].join(': ');
+      await onBatchStream(deps, request.batchId, { type: 'RefuseBatchRow', data: { batchId: request.batchId, row: number, requestId, reason, now: deps.clock.now().toISOString() } }, context);
+      return 'done';
+    }
+  };
+
+  return {
+    async total(batchId: string): Promise<number> {
+      return (await loadBatch(deps, batchId)).request.total;
+    },
+
+    /** Rows `from` to `from + count - 1` (numbered from 1) made requests, unless the batch was cancelled. */
+    async acceptRows(batchId: string, from: number, count: number): Promise<AcceptedRows> {
+      const batch = await loadBatch(deps, batchId);
+      if (batch.status !== 'pending') return { cancelled: true, toRender: [] };
+      const rows = await loadRows(deps.storage, batch.request.rows);
+      const toRender: string[] = [];
+      for (let number = from; number < from + count && number <= rows.length; number++) {
+        const row = rows[number - 1];
+        if (row && (await acceptRow(batch.request, number, row)) === 'render') toRender.push(rowRequestId(batchId, number));
+      }
+      return { cancelled: false, toRender };
+    },
+
+    /**
+     * Rows of the first `accepted` whose render has not ended, or whose result the read models do
+     * not hold yet: the batch counts its rows only once none is.
+     */
+    async rowsPending(batchId: string, accepted: number): Promise<number> {
+      const batch = await loadBatch(deps, batchId);
+      const results = await rowResultsOf(deps, batch.request, accepted);
+      const ended = [...results.values()].filter((result) => result.status !== 'pending').length;
+      return accepted - ended - batch.refused.size;
+    },
+
+    /**
+     * Counts the first `accepted` rows (the others were never started: the batch was cancelled),
+     * merges the PDFs when asked to, and records the end; the counts it recorded.
+     */
+    async end(batchId: string, accepted: number): Promise<BatchCounts> {
+      const batch = await loadBatch(deps, batchId);
+      if (batch.ended) return batch.ended;
+      const { request } = batch;
+      const results = await rowResultsOf(deps, request, accepted);
+      const made = [...results.values()].filter((result) => result.status === 'done');
+      const failed = [...results.values()].filter((result) => result.status === 'failed').length + batch.refused.size;
+      const counts: BatchCounts = {
+        done: made.length,
+        failed,
+        cached: made.filter((result) => result.cached).length,
+        skipped: request.total - accepted,
+        creditsCharged: made.filter((result) => !result.cached).reduce((sum, result) => sum + result.credits, 0),
+      };
+      const mergedStorageKey = request.merge ? await mergeRows(deps, request, results) : null;
+      const context = systemContextFor(request.orgId, batchId);
+      await onBatchStream(deps, batchId, { type: 'EndBatch', data: { batchId, ...counts, mergedStorageKey, now: deps.clock.now().toISOString() } }, context);
+      return counts;
+    },
+  };
+};
+
+export type BatchSteps = ReturnType<typeof createBatchSteps>;
+
+export const mergedStorageKeyOf = (orgId: string, batchId: string) => `${orgId}/batches/${batchId}/merged.pdf`;
+
+/** One PDF of every row that made a file, in row order, each row an outline entry; null when none did. */
+const mergeRows = async (deps: BatchStepsDeps, request: BatchRequested['data'], results: ReadonlyMap<number, BatchRowResult>): Promise<string | null> => {
+  const rows = await loadRows(deps.storage, request.rows);
+  const parts = async function* () {
+    for (let number = 1; number <= request.total; number++) {
+      const result = results.get(number);
+      const content = result?.status === 'done' && result.storageKey ? await deps.storage.get(result.storageKey) : null;
+      if (content) yield { title: rows[number - 1]?.fileName ?? `Row ${number}`, content };
+    }
+  };
+  if (![...results.values()].some((result) => result.status === 'done')) return null;
+  const merged = await deps.pdfMerger.merge(parts());
+  const key = mergedStorageKeyOf(request.orgId, request.batchId);
+  await deps.storage.put(key, merged, 'application/pdf');
+  return key;
+};

@@ -1,0 +1,16 @@
+import type { AcceptedRows, BatchSteps } from '../application/batches/run-batch/batch-steps.js';
+import type { BatchCounts } from '../domain/batches/batch-events.js';
+import { translated } from './failures.js';
+
+export interface BatchRef {
+  readonly batchId: string;
+}
+
+export const createBatchActivities = (steps: BatchSteps) => ({
+  batchTotal: ({ batchId }: BatchRef): Promise<number> => translated(() => steps.total(batchId)),
+  acceptBatchRows: ({ batchId, from, count }: BatchRef & { from: number; count: number }): Promise<AcceptedRows> => translated(() => steps.acceptRows(batchId, from, count)),
+  batchRowsPending: ({ batchId, accepted }: BatchRef & { accepted: number }): Promise<number> => translated(() => steps.rowsPending(batchId, accepted)),
+  endBatch: ({ batchId, accepted }: BatchRef & { accepted: number }): Promise<BatchCounts> => translated(() => steps.end(batchId, accepted)),
+});
+
+export type BatchActivities = ReturnType<typeof createBatchActivities>;

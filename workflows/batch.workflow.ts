@@ -1,0 +1,78 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { continueAsNew, log, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import type { BatchActivities } from './batch.activities.js';
+import { renderWorkflow } from './render.workflow.js';
+
+export interface BatchWorkflowInput {
+  readonly batchId: string;
+  /** The first row (numbered from 1) this run of the workflow accepts; earlier runs accepted the rows before it. */
+  readonly fromRow?: number;
+}
+
+/** Rows made requests by one activity: one read of the rows file for each. */
+const ROWS_PER_STEP = 20;
+/** Rows one run of the workflow takes before it continues as new, which keeps each history small. */
+const ROWS_PER_RUN = 400;
+/** Renders of one batch running at once; the workers' render pools admit them beside everything else. */
+const RENDERS_AT_ONCE = 8;
+
+const steps = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/**
+ * A row's render, as its own render workflow under its request id. An id that ran before (a row
+ * an earlier run of this batch started) is refused by the reuse policy rather than run again: the
+ * row is rendered, stored and charged once, and the wait for stragglers below sees it end. A row's
+ * workflow records its own outcome, and the pending-request repair fails one that never could, so
+ * no row's trouble stops the others.
+ */
+const renderRow = async (requestId: string): Promise<void> => {
+  try {
+    const child = await startChild(renderWorkflow, {
+      workflowId: requestId,
+      args: [{ requestId, webhook: false }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+    await child.result();
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) log.warn('a row of the batch ended abnormally', { requestId, error: String(error) });
+  }
+};
+
+/** A batch's workflow id: apart from request ids, which its rows' workflows take. */
+export const batchWorkflowId = (batchId: string) => `batch-${batchId}`;
+
+/**
+ * workflowId = batch-<batchId>. Makes each row a render request of its own and renders them, a few
+ * at once, continuing as new every few hundred rows; stops taking rows once the batch is cancelled;
+ * waits for every row it started to end, then counts them and records the batch's end.
+ */
+export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput): Promise<void> {
+  const total = await steps.batchTotal({ batchId });
+  const running = new Set<Promise<void>>();
+  let row = fromRow;
+  while (row <= total) {
+    if (row - fromRow >= ROWS_PER_RUN) {
+      await Promise.all(running);
+      await continueAsNew<typeof batchWorkflow>({ batchId, fromRow: row });
+    }
+    const count = Math.min(ROWS_PER_STEP, total - row + 1);
+    const accepted = await steps.acceptBatchRows({ batchId, from: row, count });
+    if (accepted.cancelled) break;
+    for (const requestId of accepted.toRender) {
+      while (running.size >= RENDERS_AT_ONCE) await Promise.race(running);
+      const render: Promise<void> = renderRow(requestId).finally(() => running.delete(render));
+      running.add(render);
+    }
+    row += count;
+  }
+  await Promise.all(running);
+  // Rows before `row` were accepted; the rest never will be (the batch was cancelled).
+  const accepted = row - 1;
+  // Rows an earlier run of this batch started and left running, and results not yet in the read models.
+  while ((await steps.batchRowsPending({ batchId, accepted })) > 0) await sleep('2s');
+  await steps.endBatch({ batchId, accepted });
+}
