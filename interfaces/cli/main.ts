@@ -7,6 +7,7 @@ import { createLogger } from '../../infrastructure/config/logger.js';
 import { uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createRuntime, type Runtime } from '../composition-root.js';
 import { registerAuditCommands } from './audit-commands.js';
+import { batchSubmit } from './batch-submit.js';
 
 const parseScopes = (value: string): ApiKeyScope[] => {
   const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
@@ -172,6 +173,29 @@ settings
       print(await runtime.services.settings.change(adminContext(options.org), { apiKeyInQuery: options.apiKeyInQuery }));
     }),
   );
+
+const batch = program.command('batch').description('Batches, through the running service (its HTTP API), not the database');
+batch
+  .command('submit')
+  .description('Upload a CSV as a batch of renders and print the answer; --wait follows it to its end, --zip saves its ZIP')
+  .requiredOption('--template <id>', 'template id')
+  .requiredOption('--csv <file>', 'the rows: a header row naming the merge fields (and optionally fileName), then one row per render')
+  .option('--name <name>', "the batch's name (each result's batchName); generated when absent")
+  .option('--output-format <format>', "the template's by default")
+  .option('--template-version <n>', 'the template version every row draws', (value: string) => {
+    const version = parseCount(value);
+    if (version < 1) throw new InvalidArgumentError('must be a positive integer');
+    return version;
+  })
+  .option('--no-cache', 'render every row, even one identical to an earlier render')
+  .option('--webhook-url <url>', 'told batch.completed when the batch ends')
+  .option('--merge', 'PDF batches: one merged PDF of every row too')
+  .option('--wait', 'poll the batch every second, with progress on stderr, and print it once it has ended')
+  .option('--zip <path>', 'once the batch has ended, save its ZIP (files and manifest.csv) here; implies --wait')
+  .option('--no-progress', 'no progress bar while waiting')
+  .option('--url <url>', 'the service (default: RENDER_SERVICE_URL, else http://127.0.0.1:3000)')
+  .option('--key <key>', 'an API key (default: RENDER_API_KEY, which keeps it out of the process list)')
+  .action(batchSubmit);
 
 registerAuditCommands(program);
 
