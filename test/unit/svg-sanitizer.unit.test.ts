@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reachesOutside, unescapeCss } from '../../infrastructure/uploads/css-references.js';
+import { createImageInspector, MAX_SVG_BYTES } from '../../infrastructure/uploads/image-inspector.js';
 import { sanitizeSvg } from '../../infrastructure/uploads/svg-sanitizer.js';
 import { looksLikeSvg } from '../../infrastructure/uploads/svg-sniffing.js';
 import { MAX_SVG_DEPTH, MAX_SVG_ELEMENTS } from '../../infrastructure/uploads/svg-structure.js';
@@ -120,6 +121,19 @@ describe('sanitizeSvg', () => {
       await expectDomainError(sanitizeSvg(nested(20_000)), 'validation');
       expect(performance.now() - started).toBeLessThan(1000);
     });
+    it(`refuses an SVG of more than ${MAX_SVG_BYTES} bytes before handing it to the sanitizer`, async () => {
+      const sanitized: number[] = [];
+      const inspector = createImageInspector(async (content) => {
+        sanitized.push(content.length);
+        return sanitizeSvg(content.toString('utf8'));
+      });
+      const drawing = (bytes: number) => Buffer.from(svg(`<path d="${'M1 2 '.repeat(bytes / 5)}"/>`, ' width="10" height="10"'));
+      const error = await expectDomainError(inspector.inspect(drawing(MAX_SVG_BYTES), { maxPixels: 1_000_000 }), 'validation');
+      expect(error.message).toMatch(/an SVG of more than 5242880 bytes/);
+      expect(sanitized).toEqual([]);
+      expect((await inspector.inspect(drawing(MAX_SVG_BYTES - 1000), { maxPixels: 1_000_000 })).contentType).toBe('image/svg+xml');
+      expect(sanitized).toHaveLength(1);
+    }, 30_000);
     it(`refuses more than ${MAX_SVG_ELEMENTS} elements without building them`, async () => {
       const started = performance.now();
       const error = await expectDomainError(sanitizeSvg(svg('<rect/>'.repeat(MAX_SVG_ELEMENTS))), 'validation');
