@@ -40,6 +40,11 @@ export interface CaptureOptions {
   readonly crop: { readonly width: number; readonly height: number } | null;
   /** PDFs only: the archival standard the file must meet. */
   readonly pdfStandard?: PdfStandard;
+  /**
+   * Nobody waits for this render on an open connection (a batch's row, a render told by webhook):
+   * it gets a slot after the renders a client waits for.
+   */
+  readonly background?: boolean;
 }
 
 export interface RenderEngine {

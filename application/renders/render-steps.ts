@@ -61,6 +61,9 @@ export const storeFile = async (storage: FileStorage, request: AcceptedRequest, 
  * requests whose workflows moved to another worker; a request's data may be megabytes.
  */
 const ACCEPTED_REQUESTS_KEPT = 64;
+
+/** Who waits for a render: a client on an open connection, or nobody (its outcome is recorded, or told by webhook). */
+type Waiting = 'client' | 'nobody';
 /** Templates in use at their pinned revisions (each up to the body limit): read once, not per render. */
 const TEMPLATE_REVISIONS_KEPT = 32;
 /**
@@ -131,7 +134,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   };
 
   /** The pinned template with the request's data, rendered; stored by `produce` alone. */
-  const renderOf = (request: RenderRequested['data']): Promise<RenderedFile> => {
+  const renderOf = (request: RenderRequested['data'], waiting: Waiting): Promise<RenderedFile> => {
     const { spec } = request;
     const format = spec.format;
     if (isVideoFormat(format)) {
@@ -143,7 +146,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       const paged = format === 'pdf' && spec.editor === 'html-editor' ? { paged: true, title: spec.templateName } : {};
       const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime, ...paged };
       const document = await pageOf(template, spec.data, size);
-      return deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard });
+      return deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard, background: waiting === 'nobody' });
     });
   };
 
@@ -152,9 +155,9 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   const recordedEarly = new Map<string, number>();
 
   /** Renders the pinned template with the request's data (or takes the render begun ahead) and stores the file. */
-  const produce = async (requestId: string): Promise<StoredFile> => {
+  const produce = async (requestId: string, waiting: Waiting): Promise<StoredFile> => {
     const request = await loadRequest(requestId);
-    return storeFile(deps.storage, request, request.spec.fileName, await (ahead.take(requestId) ?? renderOf(request)));
+    return storeFile(deps.storage, request, request.spec.fileName, await (ahead.take(requestId) ?? renderOf(request, waiting)));
   };
 
   /**
@@ -204,11 +207,12 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
      * Answers how to throw it away, for a request that is not recorded or whose workflow does not start.
      */
     renderAhead: (request: RenderRequested['data']) => {
-      ahead.begin(request.requestId, () => renderOf(request));
+      ahead.begin(request.requestId, () => renderOf(request, 'client'));
       return () => ahead.drop(request.requestId);
     },
 
-    produce,
+    /** For renders nobody waits for on an open connection (a batch's rows, renders told by webhook). */
+    produce: (requestId: string) => produce(requestId, 'nobody'),
 
     /**
      * `produce`, then the completion recorded at once, for a client that waits: it hears of its file
@@ -218,7 +222,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
      * charges before it produces), and a failure to record is left to the workflow's own step.
      */
     async produceNow(requestId: string): Promise<StoredFile> {
-      const file = await produce(requestId);
+      const file = await produce(requestId, 'client');
       try {
         const position = await complete(requestId, file);
         if (position !== null) recordedEarly.set(requestId, position);

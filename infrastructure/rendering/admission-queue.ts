@@ -15,6 +15,11 @@ export interface AdmissionQueueOptions {
   readonly maxRunningPerTenant: number;
   /** How long a render waits for a slot before it is refused. */
   readonly queueTimeoutMs: number;
+  /**
+   * Background renders (nobody waits for them on an open connection: batch rows, renders told by
+   * webhook) running at once, at most; the other slots stay for renders a client waits for.
+   */
+  readonly maxRunningBackground: number;
   /** Seeds the Retry-After estimate until renders have been timed. */
   readonly initialRenderMs?: number;
 }
@@ -23,6 +28,8 @@ export interface AdmitOptions {
   readonly signal?: AbortSignal;
   /** Overrides queueTimeoutMs for this render; 0 refuses at once when no slot is free. */
   readonly queueTimeoutMs?: number;
+  /** A background render: served after every render a client waits for, and in fewer slots. */
+  readonly background?: boolean;
 }
 
 /** A slot held by one render; releasing it twice is harmless. */
@@ -53,6 +60,7 @@ export interface AdmissionQueue {
 
 interface Waiter {
   readonly tenant: string;
+  readonly background: boolean;
   readonly grant: (admission: Admission) => void;
   readonly refuse: (error: unknown) => void;
   readonly cleanup: () => void;
@@ -60,22 +68,28 @@ interface Waiter {
 
 /**
  * Fair, bounded admission to the browser pool: each organization has its own line, and a freed
- * slot goes to the next organization in turn (round robin), not to whoever queued first. Pure
- * bookkeeping with timers, so it is tested without Chromium.
+ * slot goes to the next organization in turn (round robin), not to whoever queued first. Background
+ * renders have lines of their own, served only when no render a client waits for can take the slot,
+ * and never in more than their share of the slots. Pure bookkeeping with timers, so it is tested
+ * without Chromium.
  */
 export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQueue => {
-  const { capacity, maxQueued, maxQueuedPerTenant, maxRunningPerTenant, queueTimeoutMs } = options;
+  const { capacity, maxQueued, maxQueuedPerTenant, maxRunningPerTenant, queueTimeoutMs, maxRunningBackground } = options;
   /** Insertion order is the round-robin order: a served tenant goes to the back. */
   const lines = new Map<string, Waiter[]>();
+  const backgroundLines = new Map<string, Waiter[]>();
+  const linesOf = (background: boolean) => (background ? backgroundLines : lines);
   const runningBy = new Map<string, number>();
   let running = 0;
+  let runningBackground = 0;
   let queued = 0;
   let rejected = 0;
   let closedWith: Error | undefined;
   let averageRenderMs = options.initialRenderMs ?? 1_000;
 
   const runningOf = (tenant: string) => runningBy.get(tenant) ?? 0;
-  const mayRun = (tenant: string) => running < capacity && runningOf(tenant) < maxRunningPerTenant;
+  const mayRun = (tenant: string, background: boolean) =>
+    running < capacity && runningOf(tenant) < maxRunningPerTenant && (!background || runningBackground < maxRunningBackground);
 
   const retryAfterSeconds = () => Math.max(1, Math.ceil((((queued + running) / capacity) * averageRenderMs) / 1_000));
 
@@ -84,8 +98,9 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
     return new PoolUnavailableError(message, retryAfterSeconds());
   };
 
-  const grantTo = (tenant: string): Admission => {
+  const grantTo = (tenant: string, background: boolean): Admission => {
     running++;
+    if (background) runningBackground++;
     runningBy.set(tenant, runningOf(tenant) + 1);
     let released = false;
     return {
@@ -93,6 +108,7 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
         if (released) return;
         released = true;
         running--;
+        if (background) runningBackground--;
         const left = runningOf(tenant) - 1;
         if (left === 0) runningBy.delete(tenant);
         else runningBy.set(tenant, left);
@@ -102,41 +118,50 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
   };
 
   const removeWaiter = (waiter: Waiter): boolean => {
-    const line = lines.get(waiter.tenant);
+    const ofKind = linesOf(waiter.background);
+    const line = ofKind.get(waiter.tenant);
     const index = line?.indexOf(waiter) ?? -1;
     if (!line || index < 0) return false;
     line.splice(index, 1);
-    if (line.length === 0) lines.delete(waiter.tenant);
+    if (line.length === 0) ofKind.delete(waiter.tenant);
     queued--;
     waiter.cleanup();
     return true;
   };
 
-  function dispatch(): void {
-    for (const [tenant, line] of lines) {
-      if (running >= capacity) return;
-      if (!mayRun(tenant)) continue;
+  /** Grants the next slot of one kind of line, in turn across organizations; whether it granted one. */
+  const dispatchFrom = (background: boolean): boolean => {
+    const ofKind = linesOf(background);
+    for (const [tenant, line] of ofKind) {
+      if (running >= capacity) return false;
+      if (!mayRun(tenant, background)) continue;
       const waiter = line[0];
       if (!waiter) continue;
       removeWaiter(waiter);
       // To the back of the round: the next free slot goes to another organization first.
-      const rest = lines.get(tenant);
+      const rest = ofKind.get(tenant);
       if (rest) {
-        lines.delete(tenant);
-        lines.set(tenant, rest);
+        ofKind.delete(tenant);
+        ofKind.set(tenant, rest);
       }
-      waiter.grant(grantTo(tenant));
-      dispatch();
-      return;
+      waiter.grant(grantTo(tenant, background));
+      return true;
     }
+    return false;
+  };
+
+  function dispatch(): void {
+    while (dispatchFrom(false) || dispatchFrom(true));
   }
 
   const admit = (tenant: string, admitOptions: AdmitOptions = {}): Promise<Admission> => {
     if (closedWith) return Promise.reject(new PoolUnavailableError(closedWith.message, DEFAULT_RETRY_AFTER_SECONDS));
     admitOptions.signal?.throwIfAborted();
     const waitMs = admitOptions.queueTimeoutMs ?? queueTimeoutMs;
-    const ownLine = lines.get(tenant);
-    if (!ownLine && mayRun(tenant)) return Promise.resolve(grantTo(tenant));
+    const background = admitOptions.background === true;
+    const ownLine = linesOf(background).get(tenant);
+    // A background render goes ahead at once only when no render a client waits for is waiting.
+    if (!ownLine && mayRun(tenant, background) && (!background || lines.size === 0)) return Promise.resolve(grantTo(tenant, background));
     if (waitMs <= 0) return Promise.reject(refusal(`rendering is at capacity (${running} of ${capacity} running)`));
     if (queued >= maxQueued) return Promise.reject(refusal(`rendering is at capacity (${running} running, ${queued} queued)`));
     if ((ownLine?.length ?? 0) >= maxQueuedPerTenant) {
@@ -152,6 +177,7 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
       admitOptions.signal?.addEventListener('abort', onAbort, { once: true });
       const waiter: Waiter = {
         tenant,
+        background,
         grant: resolve,
         refuse: reject,
         cleanup: () => {
@@ -159,9 +185,10 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
           admitOptions.signal?.removeEventListener('abort', onAbort);
         },
       };
-      const line = lines.get(tenant) ?? [];
+      const ofKind = linesOf(background);
+      const line = ofKind.get(tenant) ?? [];
       line.push(waiter);
-      lines.set(tenant, line);
+      ofKind.set(tenant, line);
       queued++;
     });
   };
@@ -172,10 +199,10 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
     recordRenderTime(ms: number) {
       averageRenderMs = averageRenderMs * 0.9 + ms * 0.1;
     },
-    stats: () => ({ running, queued, capacity, maxQueued, rejected, tenantsWaiting: lines.size }),
+    stats: () => ({ running, queued, capacity, maxQueued, rejected, tenantsWaiting: new Set([...lines.keys(), ...backgroundLines.keys()]).size }),
     close(reason: Error) {
       closedWith = reason;
-      for (const line of [...lines.values()]) {
+      for (const line of [...lines.values(), ...backgroundLines.values()]) {
         for (const waiter of [...line]) {
           removeWaiter(waiter);
           waiter.refuse(new PoolUnavailableError(reason.message, DEFAULT_RETRY_AFTER_SECONDS));

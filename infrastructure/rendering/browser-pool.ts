@@ -51,6 +51,8 @@ export interface WithPageOptions {
   signal?: AbortSignal;
   /** Overrides renderQueueTimeoutMs for this call; 0 refuses at once when no slot is free. */
   queueTimeoutMs?: number;
+  /** Nobody waits for this render on an open connection: it is admitted after those a client waits for. */
+  background?: boolean;
   /** Prefer a page the tenant last used for the same (see RunOptions.affinity). */
   affinity?: string;
   /** Readies the page for the next render instead of resetPage. */
@@ -170,6 +172,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     maxQueuedPerTenant: Math.max(1, options.maxQueuedPerTenant ?? Math.ceil(maxQueue / 2)),
     maxRunningPerTenant: Math.max(1, Math.floor(capacity * (options.tenantShare ?? 0.75))),
     queueTimeoutMs: options.renderQueueTimeoutMs ?? 30_000,
+    // Half the slots at most, so a render a client waits for finds a free one beside a batch.
+    maxRunningBackground: Math.max(1, Math.floor(capacity / 2)),
   });
   const args = [
     ...CHROMIUM_ARGS,
@@ -285,7 +289,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   async function withPage<T>(fn: (page: Page, cdp: CDPSession) => Promise<T>, withOptions: WithPageOptions): Promise<T> {
     lastActive = performance.now();
     // Once closed, the admission queue refuses every render itself.
-    const ticket: Admission = await admission.admit(withOptions.tenant, { signal: withOptions.signal, queueTimeoutMs: withOptions.queueTimeoutMs });
+    const ticket: Admission = await admission.admit(withOptions.tenant, { signal: withOptions.signal, queueTimeoutMs: withOptions.queueTimeoutMs, background: withOptions.background });
     const started = performance.now();
     let handedOver = false;
     try {

@@ -103,12 +103,17 @@ const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, o
   });
 };
 
+/** How long a background render (a batch's row) waits for a slot before its activity is retried. */
+const BACKGROUND_QUEUE_TIMEOUT_MS = 60_000;
+
 /** Template renders on the pool's warm pages, each bounded by a deadline the pool enforces. */
 export const createChromiumRenderEngine = ({ pool, ...settings }: ChromiumRenderEngineOptions): RenderEngine => ({
   async render(document: RenderDocument, options: CaptureOptions): Promise<RenderedFile> {
     const rendered = await pool.withPage((page, cdp) => renderOn(page, cdp, document, options, settings), {
       tenant: options.tenant,
       deadlineMs: settings.loadTimeoutMs + LOAD_PROBE_MARGIN_MS + document.waitTime + settings.captureTimeoutMs,
+      // A background render waits its turn longer than a client would, within its activity's own bound.
+      ...(options.background ? { background: true, queueTimeoutMs: BACKGROUND_QUEUE_TIMEOUT_MS } : {}),
     });
     // Off the page: post-processing is the worker's own work, and the page can serve the next render meanwhile.
     if (options.pdfStandard === 'PDF/A-2b') return { ...rendered, content: await toPdfA2b(rendered.content, new Date()) };

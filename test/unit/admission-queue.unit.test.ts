@@ -3,7 +3,7 @@ import { createAdmissionQueue, type AdmissionQueueOptions } from '../../infrastr
 import { PoolUnavailableError } from '../../infrastructure/rendering/pool-errors.js';
 
 const queueOf = (overrides: Partial<AdmissionQueueOptions> = {}) =>
-  createAdmissionQueue({ capacity: 2, maxQueued: 10, maxQueuedPerTenant: 5, maxRunningPerTenant: 2, queueTimeoutMs: 1_000, ...overrides });
+  createAdmissionQueue({ capacity: 2, maxQueued: 10, maxQueuedPerTenant: 5, maxRunningPerTenant: 2, queueTimeoutMs: 1_000, maxRunningBackground: 1, ...overrides });
 
 /** Settles pending promise callbacks without moving the fake clock. */
 const flush = () => vi.advanceTimersByTimeAsync(0);
@@ -38,6 +38,28 @@ describe('admission queue', () => {
     await flush();
     expect(order.slice(0, 3)).toEqual(['flood', 'other', 'flood']);
     for (const pending of flood) (await pending).release();
+  });
+
+  it('serves background renders after every render a client waits for, and in their share of the slots only', async () => {
+    const queue = queueOf({ capacity: 4, maxRunningPerTenant: 4, maxRunningBackground: 2 });
+    const batch = [await queue.admit('a', { background: true }), await queue.admit('a', { background: true })];
+    let thirdRow = false;
+    void queue.admit('a', { background: true }).then(() => (thirdRow = true));
+    await flush();
+    // Two slots are free, yet a third row waits: they are kept for renders a client waits for.
+    expect(thirdRow).toBe(false);
+    const interactive = [await queue.admit('a', { queueTimeoutMs: 0 }), await queue.admit('b', { queueTimeoutMs: 0 })];
+
+    // A freed slot goes to a waiting interactive render before the waiting row.
+    const order: string[] = [];
+    void queue.admit('c').then(() => order.push('interactive'));
+    batch[0]?.release();
+    await flush();
+    expect(order).toEqual(['interactive']);
+    expect(thirdRow).toBe(false);
+    interactive[0]?.release();
+    await flush();
+    expect(thirdRow).toBe(true);
   });
 
   it('keeps room for other organizations: one organization runs at most its share', async () => {
