@@ -3,6 +3,7 @@ import { SIGNED_OUT_EVENT } from './api-client';
 import { forgetApiKey, storedApiKey, storeApiKey } from './api-key';
 import { hrefOf, useHashRoute } from './hash-route';
 import { AssetsPage } from './pages/assets-page';
+import { BatchesPage } from './pages/batches-page';
 import { KeyPage } from './pages/key-page';
 import { ResultsPage } from './pages/results-page';
 import { TemplatePage } from './pages/template-page';
@@ -43,7 +44,7 @@ export const App = () => {
       <header className="bar">
         <strong>Template studio</strong>
         <nav aria-label="Studio">
-          {(['templates', 'assets', 'results', 'usage'] as const).map((page) => (
+          {(['templates', 'assets', 'batches', 'results', 'usage'] as const).map((page) => (
             <a key={page} href={hrefOf({ page })} aria-current={current === page ? 'page' : undefined}>
               {page[0]?.toUpperCase()}
               {page.slice(1)}
@@ -64,6 +65,7 @@ export const App = () => {
         {route.page === 'templates' && <TemplatesPage />}
         {route.page === 'template' && <TemplatePage key={route.id} id={route.id} />}
         {route.page === 'assets' && <AssetsPage />}
+        {route.page === 'batches' && <BatchesPage open={route.batch ?? null} />}
         {route.page === 'results' && <ResultsPage />}
         {route.page === 'usage' && <UsagePage />}
       </main>

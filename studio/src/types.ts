@@ -21,3 +21,7 @@ export type Upload = Schemas['Upload'];
 export type UploadPage = Schemas['PageUpload'];
 export type TemplateVersionPage = Schemas['PageTemplateVersion'];
 export type TemplateVersionSummary = Schemas['TemplateVersionSummary'];
+export type Batch = Schemas['Batch'];
+export type BatchPage = Schemas['PageBatch'];
+export type BatchListItem = Schemas['BatchListItem'];
+export type SubmittedBatch = Schemas['SubmittedBatch'];

@@ -1,10 +1,30 @@
 import { useEffect, useState } from 'react';
+import { OUTPUT_FORMAT_TABLE } from '../../../domain/renders/output-formats';
 import { api, ApiError } from '../api-client';
 import { sameOriginLink } from '../file-links';
 import { StatusLine } from '../status-line';
 import type { ResultDetail, ResultPage } from '../types';
 
 const PAGE_SIZE = 10;
+
+/** A small picture of a finished image; a glyph naming what a document or a video is; nothing while a render is pending or failed. */
+const ResultThumbnail = ({ result }: { result: ResultDetail }) => {
+  if (result.status !== 'done') return null;
+  const kind = OUTPUT_FORMAT_TABLE[result.format as keyof typeof OUTPUT_FORMAT_TABLE]?.kind;
+  if (kind === 'image') {
+    return (
+      <span className="result-thumb">
+        <img src={sameOriginLink(result.href, window.location.origin)} alt={`Render of ${result.templateName}`} loading="lazy" decoding="async" width={64} height={48} data-thumbnail={result.identifier} />
+      </span>
+    );
+  }
+  const [glyph, what] = kind === 'document' ? ['PDF', 'PDF document'] : kind === 'video' ? ['\u25B6', `${result.format} video`] : ['?', `${result.format} file`];
+  return (
+    <span className="result-thumb glyph" role="img" aria-label={`${what} of ${result.templateName}`}>
+      {glyph}
+    </span>
+  );
+};
 
 const describe = (error: unknown) => (error instanceof ApiError ? error.describe() : (error as Error).message);
 
@@ -43,6 +63,7 @@ export const ResultsPage = () => {
             <th scope="col">Format</th>
             <th scope="col">Credits</th>
             <th scope="col">File</th>
+            <th scope="col">Preview</th>
           </tr>
         </thead>
         <tbody>
@@ -56,6 +77,9 @@ export const ResultsPage = () => {
               <td>{result.format}</td>
               <td>{result.credits}</td>
               <td>{result.status === 'done' ? <a href={sameOriginLink(result.href, window.location.origin)}>Open</a> : (result.failureReason ?? '')}</td>
+              <td>
+                <ResultThumbnail result={result} />
+              </td>
             </tr>
           ))}
         </tbody>
