@@ -21,6 +21,12 @@ const steps = proxyActivities<BatchActivities>({
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
+/** The batch's webhook, retried with a backoff for about a day before it is given up. */
+const notify = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1h', maximumAttempts: 30 },
+});
+
 /**
  * A row's render, as its own render workflow under its request id. An id that ran before (a row
  * an earlier run of this batch started) is refused by the reuse policy rather than run again: the
@@ -48,7 +54,8 @@ export const batchWorkflowId = (batchId: string) => `batch-${batchId}`;
 /**
  * workflowId = batch-<batchId>. Makes each row a render request of its own and renders them, a few
  * at once, continuing as new every few hundred rows; stops taking rows once the batch is cancelled;
- * waits for every row it started to end, then counts them and records the batch's end.
+ * waits for every row it started to end, then counts them, records the batch's end and tells its
+ * webhookUrl (batch.completed).
  */
 export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput): Promise<void> {
   const total = await steps.batchTotal({ batchId });
@@ -75,4 +82,10 @@ export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput
   // Rows an earlier run of this batch started and left running, and results not yet in the read models.
   while ((await steps.batchRowsPending({ batchId, accepted })) > 0) await sleep('2s');
   await steps.endBatch({ batchId, accepted });
+  try {
+    await notify.deliverBatchWebhook({ batchId });
+  } catch (error) {
+    // The batch ended all the same; its receiver can read it with GET /api/v2/batches/{id}.
+    log.warn('the batch webhook was given up', { batchId, error: String(error) });
+  }
 }

@@ -149,14 +149,9 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     captureTimeoutMs: config.CAPTURE_TIMEOUT_MS,
     maxPdfPages: config.PDF_MAX_PAGES,
   });
-  const webhookDelivery = createWebhookDelivery({
-    ...commandDeps,
-    links,
-    sender: createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) }),
-    urls: hostPolicy,
-    secrets: createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer }),
-    metrics: options.metrics.metrics,
-  });
+  const webhookSender = createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) });
+  const webhookSecrets = createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer });
+  const webhookDelivery = createWebhookDelivery({ ...commandDeps, links, sender: webhookSender, urls: hostPolicy, secrets: webhookSecrets, metrics: options.metrics.metrics });
   const webhookPolicy = webhookRetryPolicy({
     receiverTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
@@ -176,6 +171,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
       ...createBatchActivities(
         createBatchSteps({ ...commandDeps, templates: readModels.templates, accounts: readModels.accounts, results: readModels.results, batches: readModels.batches, links, storage, pdfMerger: pdfLibMerger }),
+        { ...commandDeps, sender: webhookSender, secrets: webhookSecrets, urls: hostPolicy, publicBaseUrl: foundation.publicBaseUrl },
       ),
     },
     workflows: options.workflowBundle,

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { expectError } from '../support/expect-error.js';
+import { verifyWithLibrary, type ReceivedPost } from '../support/standard-webhooks.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -21,6 +24,9 @@ const run = promisify(execFile);
 
 let app: TestApp;
 let scratch: string;
+let receiver: Server;
+let receiverUrl: string;
+const received: ReceivedPost[] = [];
 let cardId: string;
 let documentId: string;
 
@@ -84,7 +90,17 @@ const download = async (href: string, key = app.apiKey) => {
 };
 
 beforeAll(async () => {
-  app = await startTestApp({ rendering: 'worker', env: { DEFAULT_PLAN_CREDITS: '5000' } });
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/batches`;
+  app = await startTestApp({ rendering: 'worker', env: { DEFAULT_PLAN_CREDITS: '5000', ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
   scratch = await mkdtemp(path.join(os.tmpdir(), 'batches-e2e-'));
   cardId = await createHtmlTemplate('Batch card', '<div style="width:120px;height:60px;background:{{bg}}">{{title}}</div>');
   documentId = await createHtmlTemplate('Batch certificate', '<h1>Certificate for {{attendee}}</h1>', 'pdf', { width: 800, height: 600 });
@@ -92,6 +108,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
@@ -170,13 +187,22 @@ describe('a JSON batch', () => {
     expectError(refused, 402, /this batch costs 5001 credits .*; 5000 left/);
   });
 
-  it('answers rows identical to earlier renders from the cache, free', async () => {
+  it('answers rows identical to earlier renders from the cache, free, and tells its webhook the counts, signed', async () => {
     const credits = await creditsUsed();
-    const submitted = await app.call('POST', '/api/v2/batches', { body: { template: cardId, rows: [{ data: { title: 'Card 1, numbered', bg: '#ff0000' } }, { data: { title: 'Fresh', bg: '#00ff00' } }] } });
+    const rows = [{ data: { title: 'Card 1, numbered', bg: '#ff0000' } }, { data: { title: 'Fresh', bg: '#00ff00' } }];
+    const submitted = await app.call('POST', '/api/v2/batches', { body: { template: cardId, rows, webhookUrl: receiverUrl } });
     expect(submitted.status).toBe(202);
     const done = await finished(submitted.body.identifier, 60_000);
     expect(done).toMatchObject({ done: 2, cached: 1, creditsCharged: 1 });
     expect(await creditsUsed()).toBe(credits + 1);
+
+    const post = await waitFor('the batch webhook', () => received.find((each) => each.body.includes(submitted.body.identifier)), 30_000);
+    const secret = (await app.call('GET', '/trpc/account.webhookSecret')).body.result.data.secret as string;
+    expect(verifyWithLibrary(secret, post)).toMatchObject({
+      type: 'batch.completed',
+      data: { identifier: submitted.body.identifier, status: 'done', total: 2, done: 2, failed: 0, cached: 1, creditsCharged: 1, zipHref: expect.stringMatching(/\/zip$/) },
+    });
+    expect(post.headers['webhook-id']).toBe(`batch-${submitted.body.identifier}`);
   });
 
   it('cancelled mid-way leaves its rest unrecorded and uncharged', async () => {
@@ -221,4 +247,16 @@ describe('a JSON batch', () => {
     ]);
     expectError(await app.call('POST', '/api/v2/batches', { body: { template: cardId, merge: true, rows: [{}] } }), 400, /^merge: needs outputFormat pdf/);
   }, 180_000);
+});
+
+describe('the event log', () => {
+  it('holds the batches with unbroken hash chains, and audit verify finds the read models agree', async () => {
+    const report = await app.runtime.services.audit.verify();
+    expect(report).toMatchObject({ ok: true, chainBreaks: 0, differences: 0 });
+    const requested = (await app.runtime.eventStore.readAll({ after: null, limit: 100_000 })).filter((event) => event.type === 'BatchRequested');
+    // The four batches above that were accepted; the refused ones left nothing.
+    expect(requested).toHaveLength(4);
+    // Rows are stored beside the results, not carried in the event.
+    for (const event of requested) expect(JSON.stringify(event.data).length).toBeLessThan(2_000);
+  });
 });
