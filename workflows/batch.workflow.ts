@@ -9,8 +9,12 @@ export interface BatchWorkflowInput {
   readonly fromRow?: number;
 }
 
-/** Rows made requests by one activity: one read of the rows file for each. */
-const ROWS_PER_STEP = 20;
+/**
+ * Rows made requests by one activity, once that many renders can start at once: a row's request is
+ * recorded only when its render starts right after, so no recorded row waits long enough for the
+ * pending-request repair to take it for one whose workflow never started.
+ */
+const ROWS_PER_STEP = 4;
 /** Rows one run of the workflow takes before it continues as new, which keeps each history small. */
 const ROWS_PER_RUN = 400;
 /** Renders of one batch running at once; the workers' render pools admit them beside everything else. */
@@ -67,10 +71,10 @@ export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput
       await continueAsNew<typeof batchWorkflow>({ batchId, fromRow: row });
     }
     const count = Math.min(ROWS_PER_STEP, total - row + 1);
+    while (running.size > RENDERS_AT_ONCE - count) await Promise.race(running);
     const accepted = await steps.acceptBatchRows({ batchId, from: row, count });
     if (accepted.cancelled) break;
     for (const requestId of accepted.toRender) {
-      while (running.size >= RENDERS_AT_ONCE) await Promise.race(running);
       const render: Promise<void> = renderRow(requestId).finally(() => running.delete(render));
       running.add(render);
     }

@@ -288,6 +288,8 @@ export interface BatchReadModel {
   /** Newest first. */
   list(orgId: string, page: { readonly page: number; readonly size: number }): Promise<{ items: BatchView[]; total: number }>;
   findByName(orgId: string, name: string): Promise<BatchView | null>;
+  /** Batches of every organization accepted before `before` that have not ended nor been cancelled, oldest first. */
+  unended(before: Date, limit: number): Promise<{ readonly batchId: string; readonly orgId: string }[]>;
   /** The results of these requests of the organization that exist and are not deleted, by request id. */
   rowResults(orgId: string, requestIds: readonly string[]): Promise<ReadonlyMap<string, BatchRowResult>>;
 }

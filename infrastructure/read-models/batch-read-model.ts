@@ -50,6 +50,10 @@ export const createBatchReadModel = (orm: MikroORM): BatchReadModel => ({
     const row = await orm.em.fork().findOne(BatchRow, { orgId, name });
     return row ? toView(row) : null;
   },
+  async unended(before, limit) {
+    const rows = await orm.em.fork().find(BatchRow, { status: 'pending', createdAt: { $lt: before } }, { fields: ['id', 'orgId'], orderBy: { createdAt: 'asc' }, limit });
+    return rows.map((row) => ({ batchId: row.id, orgId: row.orgId }));
+  },
   async rowResults(orgId, requestIds) {
     if (requestIds.length === 0) return new Map();
     const records: RowResultRecord[] = await orm.em.getConnection().execute<RowResultRecord[]>(

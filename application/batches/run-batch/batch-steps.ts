@@ -23,6 +23,9 @@ export interface BatchStepsDeps extends PrepareRenderDeps, AnswerFromCacheDeps {
 /** Rows whose requests are looked up in one query. */
 const LOOKUP_ROWS = 500;
 
+/** Batches whose rows a worker keeps in memory: each step of a batch reads a few rows of the same file. */
+const ROW_FILES_KEPT = 8;
+
 type RequestedBatch = Exclude<Batch, { status: 'absent' }>;
 
 const loadBatch = async (deps: BatchStepsDeps, batchId: string): Promise<RequestedBatch> => {
@@ -64,6 +67,18 @@ export interface AcceptedRows {
  * recorded before and neither records nor charges it again.
  */
 export const createBatchSteps = (deps: BatchStepsDeps) => {
+  /** The rows of recent batches by their digest: a file once stored never changes, and was checked against it when read. */
+  const rowFiles = new Map<string, Promise<BatchRow[]>>();
+  const rowsOf = (stored: BatchRequested['data']['rows']): Promise<BatchRow[]> => {
+    const known = rowFiles.get(stored.sha256);
+    if (known) return known;
+    const loading = loadRows(deps.storage, stored);
+    loading.catch(() => rowFiles.delete(stored.sha256));
+    rowFiles.set(stored.sha256, loading);
+    if (rowFiles.size > ROW_FILES_KEPT) rowFiles.delete(rowFiles.keys().next().value as string);
+    return loading;
+  };
+
   /** Makes a row a render request of its own, answered from the render cache when it can be. */
   const acceptRow = async (request: BatchRequested['data'], number: number, row: BatchRow): Promise<'render' | 'done'> => {
     const requestId = rowRequestId(request.batchId, number);
@@ -107,7 +122,7 @@ export const createBatchSteps = (deps: BatchStepsDeps) => {
     async acceptRows(batchId: string, from: number, count: number): Promise<AcceptedRows> {
       const batch = await loadBatch(deps, batchId);
       if (batch.status !== 'pending') return { cancelled: true, toRender: [] };
-      const rows = await loadRows(deps.storage, batch.request.rows);
+      const rows = await rowsOf(batch.request.rows);
       const toRender: string[] = [];
       for (let number = from; number < from + count && number <= rows.length; number++) {
         const row = rows[number - 1];

@@ -1,0 +1,137 @@
+/*
+ * npm run bench:batch: the whole service in this process (API, projections, a render worker) on a
+ * fresh embedded PostgreSQL and Temporal dev server, measuring a batch against the same template
+ * rendered through POST /api/v2/render in the same run:
+ *
+ * - rows per second of a 2,000-row png batch against renders per second at eight clients;
+ * - the p95 of another organization's interactive renders during the batch against the service idle;
+ * - the time to the first byte of the batch's ZIP, and this process's peak RSS while it streams;
+ * - what a cold account command reads: the account stream folded after 10 and after 10,000 charges.
+ *
+ * A benchmark, not a test: it prints the issue's goals beside the figures and fails only when the
+ * service does.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { aggregateStream } from '../application/shared/stream-reads.js';
+import { accountDecider } from '../domain/accounts/account-decider.js';
+import { accountStream, type AccountEvent } from '../domain/accounts/account-events.js';
+import { createLogger } from '../infrastructure/config/logger.js';
+import { createHttpApp } from '../interfaces/rest/app.js';
+import { listen } from '../interfaces/rest/http-server.js';
+import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, SAMPLE_DATA, WIDTH } from './bench/card.js';
+import { median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict } from './bench/measure.js';
+import { startBenchService } from './bench-service.js';
+
+const BATCH_ROWS = Number(process.env.BENCH_BATCH_ROWS ?? 2_000);
+const GOALS = { batchVsC8: 0.9, interactiveP95VsIdle: 1.5, coldCommandGrowth: 1.2 };
+const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+
+const stops: (() => Promise<unknown>)[] = [];
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-batch-'));
+stops.push(() => rm(dataDir, { recursive: true, force: true }));
+
+try {
+  const { runtime, apiKey } = await startBenchService({ dataDir, logger, stops });
+  const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: '2mb' }), 0, '127.0.0.1');
+  stops.push(() => server.close(1000));
+  const call = async (key: string, method: string, pathname: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${pathname}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 400) throw new Error(`${method} ${pathname}: ${response.status} ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const cardOf = async (key: string) => {
+    const { identifier } = await call(key, 'POST', '/api/v2/my-templates', { name: 'Bench card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'png' });
+    await call(key, 'PUT', `/api/v2/my-templates/${identifier}/html-editor`, { html: CARD_HTML, css: CARD_CSS, sampleData: SAMPLE_DATA });
+    return identifier as string;
+  };
+  const otherOrg = await runtime.services.accounts.openOrganization({ name: 'interactive', credits: 1_000_000 });
+  const otherKey = (await runtime.services.accounts.issueApiKey(otherOrg, { label: 'bench' })).key;
+  const [batchTemplate, interactiveTemplate] = [await cardOf(apiKey), await cardOf(otherKey)];
+  let unique = 0;
+  const renderOnce = async (key: string, template: string) => {
+    const started = performance.now();
+    await call(key, 'POST', '/api/v2/render', { template, data: dataFor(unique++) });
+    return performance.now() - started;
+  };
+
+  process.stderr.write('warming up, then POST /render at 8 clients and interactive renders idle\n');
+  await runConcurrent({ concurrency: 4, maxCount: 40, maxMs: 20_000 }, () => renderOnce(apiKey, batchTemplate));
+  const c8 = statsOf(await runConcurrent({ concurrency: 8, maxCount: 400, maxMs: 15_000 }, () => renderOnce(apiKey, batchTemplate)));
+  const idle = statsOf(await runConcurrent({ concurrency: 1, maxCount: 60, maxMs: 15_000 }, () => renderOnce(otherKey, interactiveTemplate)));
+
+  process.stderr.write(`a ${BATCH_ROWS}-row batch, with another organization's renders at one client beside it\n`);
+  const rows = Array.from({ length: BATCH_ROWS }, (_, index) => ({ data: dataFor(1_000_000 + index) }));
+  const submitted = await call(apiKey, 'POST', '/api/v2/batches', { template: batchTemplate, rows });
+  const during: number[] = [];
+  let batch: { done: number; failed: number; startedAt: string | null; finishedAt: string | null };
+  for (;;) {
+    during.push(await renderOnce(otherKey, interactiveTemplate));
+    batch = await call(apiKey, 'GET', `/api/v2/batches/${submitted.identifier}`);
+    if (batch.finishedAt) break;
+  }
+  const batchSeconds = (Date.parse(batch.finishedAt ?? '') - Date.parse(batch.startedAt ?? '')) / 1000;
+  const rowsPerSecond = batch.done / batchSeconds;
+
+  process.stderr.write('the batch ZIP\n');
+  let peakRss = process.memoryUsage().rss;
+  const rssBefore = peakRss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  const zipStarted = performance.now();
+  const zip = await fetch(`${server.url}/api/v2/batches/${submitted.identifier}/zip`, { headers: { 'x-api-key': apiKey } });
+  const reader = zip.body?.getReader();
+  let firstByteMs = Number.NaN;
+  let zipBytes = 0;
+  for (;;) {
+    const chunk = await reader?.read();
+    if (!chunk || chunk.done) break;
+    if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - zipStarted;
+    zipBytes += chunk.value.length;
+  }
+  const zipMs = performance.now() - zipStarted;
+  clearInterval(sampler);
+
+  process.stderr.write('cold account commands after 10 and 10,000 charges\n');
+  const coldFold = async (charges: number) => {
+    const orgId = await runtime.services.accounts.openOrganization({ name: `ledger-${charges}`, credits: 1_000_000 });
+    const stream = accountStream(orgId);
+    for (let first = 0; first < charges; first += 500) {
+      const events = Array.from({ length: Math.min(500, charges - first) }, (_, index) => ({
+        type: 'CreditsCharged',
+        data: { requestId: `bench-${charges}-${first + index}`, amount: 1, chargedAt: new Date().toISOString() },
+        metadata: { eventId: crypto.randomUUID(), schemaVersion: 1, occurredAt: new Date().toISOString(), orgId, actor: 'system', correlationId: 'bench', causationId: 'bench' },
+      }));
+      await runtime.eventStore.append(stream, events as never[], 'any');
+    }
+    const times: number[] = [];
+    for (let round = 0; round < 7; round++) {
+      const started = performance.now();
+      await aggregateStream<unknown, AccountEvent>(runtime.eventStore, stream, accountDecider);
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  const [after10, after10k] = [await coldFold(10), await coldFold(10_000)];
+
+  const interactiveP95 = percentile(during, 95);
+  process.stdout.write(
+    `\n${table(
+      ['figure', 'value', 'baseline (same run)', 'ratio', 'goal', 'verdict'],
+      [
+        ['batch rows/s', rowsPerSecond.toFixed(1), `${c8.perSecond.toFixed(1)}/s POST /render at c8`, ratio(rowsPerSecond / c8.perSecond), `>= ${GOALS.batchVsC8}x`, verdict(rowsPerSecond / c8.perSecond >= GOALS.batchVsC8)],
+        ['interactive p95 during batch (ms)', ms(interactiveP95), `${ms(idle.p95)} idle (n ${idle.n})`, ratio(interactiveP95 / idle.p95), `<= ${GOALS.interactiveP95VsIdle}x`, verdict(interactiveP95 / idle.p95 <= GOALS.interactiveP95VsIdle)],
+        ['ZIP first byte (ms)', ms(firstByteMs), `${ms(zipMs)} whole, ${(zipBytes / 1e6).toFixed(1)} MB`, '-', '<= 1000', verdict(firstByteMs <= 1000)],
+        ['process peak RSS while zipping (MB)', ((peakRss - rssBefore) / 1e6).toFixed(1), `${(rssBefore / 1e6).toFixed(0)} MB before`, '-', 'flat', '-'],
+        ['cold account fold (ms)', ms(after10k), `${ms(after10)} after 10 charges`, ratio(after10k / after10), `<= ${GOALS.coldCommandGrowth}x`, verdict(after10k / after10 <= GOALS.coldCommandGrowth)],
+      ],
+    )}\n\nbatch: ${batch.done} done, ${batch.failed} failed in ${batchSeconds.toFixed(1)} s; interactive renders during it: n ${during.length}, p50 ${ms(median(during))} ms\n`,
+  );
+} finally {
+  for (const stop of stops.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'bench teardown step failed'));
+}
