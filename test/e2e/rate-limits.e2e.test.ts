@@ -76,6 +76,12 @@ describe('per-key rate limits', () => {
     expect((await batch(2)).status).toBe(429);
     expectError(await callApi(first.url, key, 'GET', '/api/v1/usage'), 429);
 
+    // Fifty calls in one request are fifty requests: far past this key's five.
+    const fifty = await first.newOrganizationKey();
+    const many = await fetch(`${first.url}/trpc/${Array.from({ length: 50 }, () => 'ping').join(',')}?batch=1`, { headers: { 'x-api-key': fifty } });
+    expect(many.status).toBe(429);
+    expectError(await callApi(first.url, fifty, 'GET', '/api/v1/usage'), 429);
+
     const fresh = await first.newOrganizationKey();
     const oversized = await fetch(`${first.url}/trpc/${Array.from({ length: MAX_TRPC_BATCH + 1 }, () => 'ping').join(',')}?batch=1`, { headers: { 'x-api-key': fresh } });
     expect(oversized.status).toBe(400);
