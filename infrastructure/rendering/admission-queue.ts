@@ -17,9 +17,16 @@ export interface AdmissionQueueOptions {
   readonly queueTimeoutMs: number;
   /**
    * Background renders (nobody waits for them on an open connection: batch rows, renders told by
-   * webhook) running at once, at most; the other slots stay for renders a client waits for.
+   * webhook) running at once, at most, while no client has asked for a render lately; the other
+   * slots stay for renders a client waits for.
    */
   readonly maxRunningBackground: number;
+  /**
+   * Background renders running at once, at most, within `busyWindowMs` of a render a client waits
+   * for: the cores go to that client's render rather than to renders nobody is waiting on.
+   */
+  readonly maxRunningBackgroundWhileBusy?: number;
+  readonly busyWindowMs?: number;
   /** Seeds the Retry-After estimate until renders have been timed. */
   readonly initialRenderMs?: number;
 }
@@ -75,6 +82,11 @@ interface Waiter {
  */
 export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQueue => {
   const { capacity, maxQueued, maxQueuedPerTenant, maxRunningPerTenant, queueTimeoutMs, maxRunningBackground } = options;
+  const whileBusy = Math.min(maxRunningBackground, options.maxRunningBackgroundWhileBusy ?? maxRunningBackground);
+  const busyWindowMs = options.busyWindowMs ?? 0;
+  /** When a render a client waits for last asked for a slot. */
+  let lastInteractiveAt = Number.NEGATIVE_INFINITY;
+  const backgroundRoom = () => (Date.now() - lastInteractiveAt < busyWindowMs ? whileBusy : maxRunningBackground);
   /** Insertion order is the round-robin order: a served tenant goes to the back. */
   const lines = new Map<string, Waiter[]>();
   const backgroundLines = new Map<string, Waiter[]>();
@@ -89,7 +101,7 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
 
   const runningOf = (tenant: string) => runningBy.get(tenant) ?? 0;
   const mayRun = (tenant: string, background: boolean) =>
-    running < capacity && runningOf(tenant) < maxRunningPerTenant && (!background || runningBackground < maxRunningBackground);
+    running < capacity && runningOf(tenant) < maxRunningPerTenant && (!background || runningBackground < backgroundRoom());
 
   const retryAfterSeconds = () => Math.max(1, Math.ceil((((queued + running) / capacity) * averageRenderMs) / 1_000));
 
@@ -159,6 +171,7 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
     admitOptions.signal?.throwIfAborted();
     const waitMs = admitOptions.queueTimeoutMs ?? queueTimeoutMs;
     const background = admitOptions.background === true;
+    if (!background) lastInteractiveAt = Date.now();
     const ownLine = linesOf(background).get(tenant);
     // A background render goes ahead at once only when no render a client waits for is waiting.
     if (!ownLine && mayRun(tenant, background) && (!background || lines.size === 0)) return Promise.resolve(grantTo(tenant, background));

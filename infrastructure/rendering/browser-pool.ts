@@ -42,6 +42,9 @@ export interface BrowserPoolOptions {
   logger: Logger;
 }
 
+/** How long after a render a client waits for that background renders keep to one slot. */
+const BACKGROUND_YIELDS_FOR_MS = 3_000;
+
 export interface WithPageOptions {
   /** The organization the render is for; pages are never shared between organizations. */
   tenant: string;
@@ -172,8 +175,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     maxQueuedPerTenant: Math.max(1, options.maxQueuedPerTenant ?? Math.ceil(maxQueue / 2)),
     maxRunningPerTenant: Math.max(1, Math.floor(capacity * (options.tenantShare ?? 0.75))),
     queueTimeoutMs: options.renderQueueTimeoutMs ?? 30_000,
-    // Half the slots at most, so a render a client waits for finds a free one beside a batch.
-    maxRunningBackground: Math.max(1, Math.floor(capacity / 2)),
+    // A render a client waits for always finds a free slot beside a batch, and while clients are
+    // asking, a batch keeps one render going so that theirs have the cores.
+    maxRunningBackground: Math.max(1, capacity - 1),
+    maxRunningBackgroundWhileBusy: 1,
+    busyWindowMs: BACKGROUND_YIELDS_FOR_MS,
   });
   const args = [
     ...CHROMIUM_ARGS,

@@ -62,6 +62,23 @@ describe('admission queue', () => {
     expect(thirdRow).toBe(true);
   });
 
+  it('keeps background renders to fewer slots while clients ask for renders, and gives them back once they stop', async () => {
+    const queue = queueOf({ capacity: 4, maxRunningPerTenant: 4, maxRunningBackground: 3, maxRunningBackgroundWhileBusy: 1, busyWindowMs: 1_000, queueTimeoutMs: 5_000 });
+    const rows = [await queue.admit('a', { background: true }), await queue.admit('a', { background: true })];
+    const client = await queue.admit('b');
+    let thirdRow = false;
+    void queue.admit('a', { background: true }).then(() => (thirdRow = true));
+    rows[0]?.release();
+    await flush();
+    // A client asked a moment ago: one row at a time, though two slots are free.
+    expect(thirdRow).toBe(false);
+    expect(queue.stats()).toMatchObject({ running: 2, queued: 1 });
+    await vi.advanceTimersByTimeAsync(1_001);
+    client.release();
+    await flush();
+    expect(thirdRow).toBe(true);
+  });
+
   it('keeps room for other organizations: one organization runs at most its share', async () => {
     const queue = queueOf({ capacity: 3, maxRunningPerTenant: 2 });
     await queue.admit('flood');
