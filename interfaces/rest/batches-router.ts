@@ -2,13 +2,11 @@ import { pipeline } from 'node:stream/promises';
 import express, { Router, type Request } from 'express';
 import type { SubmitBatchInput } from '../../application/batches/submit-batch/submit-batch.js';
 import type { AppServices } from '../http/app-services.js';
+import { contentDisposition } from '../http/content-disposition.js';
 import { readMultipartFile } from '../http/multipart-file.js';
 import { parseInput } from '../http/parse-input.js';
 import { BATCH_FORM_FIELDS, BatchBody, BatchFormFields, BatchIdParam, ListBatchesQuery, MAX_BATCH_CSV_BYTES } from '../schemas/batch-schemas.js';
 import { contextOf } from './request-context.js';
-
-/** RFC 6266 with an ASCII fallback. */
-const attachment = (fileName: string) => `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 
 /** A JSON batch's rows may weigh as much as the largest CSV: more than the body limit of other requests. */
 export const batchJsonBody = express.json({ limit: MAX_BATCH_CSV_BYTES, strict: true });
@@ -47,7 +45,7 @@ export const batchesRouter = ({ batches }: AppServices): Router => {
     const { identifier } = parseInput(BatchIdParam, req.params, 'path');
     const archive = await batches.archive(contextOf(res), identifier);
     res.setHeader('Content-Type', 'application/zip');
-    res.setHeader('Content-Disposition', attachment(archive.fileName));
+    res.setHeader('Content-Disposition', contentDisposition('attachment', archive.fileName));
     res.setHeader('Cache-Control', 'private, no-store');
     try {
       await archive.writeTo(res);
@@ -62,7 +60,7 @@ export const batchesRouter = ({ batches }: AppServices): Router => {
     const { identifier } = parseInput(BatchIdParam, req.params, 'path');
     const merged = await batches.merged(contextOf(res), identifier);
     res.setHeader('Content-Type', 'application/pdf');
-    res.setHeader('Content-Disposition', attachment(merged.fileName));
+    res.setHeader('Content-Disposition', contentDisposition('attachment', merged.fileName));
     try {
       await pipeline(merged.stream, res);
     } catch (error) {

@@ -1,16 +1,11 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import type { AppServices } from '../http/app-services.js';
+import { contentDisposition } from '../http/content-disposition.js';
 import { errorBody } from '../http/error-mapping.js';
 import { parseInput } from '../http/parse-input.js';
 import { FileParams, FileQuery } from '../schemas/result-schemas.js';
 import { matchesIfNoneMatch, parseRangeHeader } from './conditional-requests.js';
-
-/** RFC 6266 with an ASCII fallback, so any file name survives the header. */
-const inlineDisposition = (fileName: string) => {
-  const fallback = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `inline; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-};
 
 /** Result files at their href; the link itself (and its signature when it expires) is the credential. */
 export const filesRouter = ({ results }: AppServices): Router => {
@@ -41,7 +36,7 @@ export const filesRouter = ({ results }: AppServices): Router => {
       return;
     }
     res.setHeader('Content-Type', file.contentType);
-    res.setHeader('Content-Disposition', inlineDisposition(file.fileName));
+    res.setHeader('Content-Disposition', contentDisposition('inline', file.fileName));
     if (file.range) {
       res.status(206);
       res.setHeader('Content-Range', `bytes ${file.range.start}-${file.range.end}/${file.size}`);

@@ -13,7 +13,7 @@ import { requireScope } from '../../shared/scopes.js';
 import { aggregateStream } from '../../shared/stream-reads.js';
 import { loadRows, rowRequestId } from '../batch-rows.js';
 import { uniqueFileNames } from '../file-names.js';
-import { rowResultsOfBatch } from '../get-batch/get-batch.js';
+import { rowResults } from '../row-results.js';
 
 export interface BatchArchiveDeps {
   readonly batches: BatchReadModel;
@@ -49,7 +49,7 @@ export const batchArchive = async (deps: BatchArchiveDeps, context: RequestConte
   if (state.status === 'absent') throw notFound('Batch');
   const rows = await loadRows(deps.storage, state.request.rows);
   const names = uniqueFileNames(rows.map((row) => row.fileName ?? null), outputExtension(batch.outputFormat as OutputFormat));
-  const results = await rowResultsOfBatch(deps.batches, batch);
+  const results = await rowResults(deps.batches, batch.orgId, batch.id, batch.total);
   const { total } = batch;
   const { refused: refusedRows } = state;
 

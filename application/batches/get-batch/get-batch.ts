@@ -2,12 +2,12 @@ import { batchDecider } from '../../../domain/batches/batch-decider.js';
 import { batchStream } from '../../../domain/batches/batch-events.js';
 import { notFound } from '../../../domain/shared/errors.js';
 import type { EventStore } from '../../ports/event-store.js';
-import type { BatchReadModel, BatchRowResult, BatchView } from '../../ports/read-models.js';
+import type { BatchReadModel, BatchView } from '../../ports/read-models.js';
 import type { RequestContext } from '../../shared/request-context.js';
 import { requireScope } from '../../shared/scopes.js';
 import { aggregateStream } from '../../shared/stream-reads.js';
 import { LISTED_FAILURES, type BatchDto } from '../batch-dto.js';
-import { rowRequestId } from '../batch-rows.js';
+import { rowResults } from '../row-results.js';
 import { toPage } from '../../results/result-dto.js';
 
 export interface GetBatchDeps {
@@ -16,23 +16,6 @@ export interface GetBatchDeps {
   /** Where clients reach the service: the batch's ZIP and merged PDF are under it. */
   readonly publicBaseUrl: string;
 }
-
-/** Rows whose results are looked up in one query. */
-const LOOKUP_ROWS = 500;
-
-/** Every row's result so far, by row number. */
-export const rowResultsOfBatch = async (batches: Pick<BatchReadModel, 'rowResults'>, batch: BatchView): Promise<Map<number, BatchRowResult>> => {
-  const byRow = new Map<number, BatchRowResult>();
-  for (let first = 1; first <= batch.total; first += LOOKUP_ROWS) {
-    const rows = Array.from({ length: Math.min(LOOKUP_ROWS, batch.total - first + 1) }, (_, index) => first + index);
-    const found = await batches.rowResults(batch.orgId, rows.map((row) => rowRequestId(batch.id, row)));
-    for (const row of rows) {
-      const result = found.get(rowRequestId(batch.id, row));
-      if (result) byRow.set(row, result);
-    }
-  }
-  return byRow;
-};
 
 const statusOf = (batch: BatchView, started: boolean): BatchDto['status'] => {
   if (batch.cancelledAt) return 'cancelled';
@@ -45,7 +28,7 @@ export const getBatch = async (deps: GetBatchDeps, context: RequestContext, batc
   requireScope(context, 'render');
   const batch = await deps.batches.get(context.caller.orgId, batchId);
   if (!batch) throw notFound('Batch');
-  const results = await rowResultsOfBatch(deps.batches, batch);
+  const results = await rowResults(deps.batches, batch.orgId, batch.id, batch.total);
   const { state } = await aggregateStream(deps.eventStore, batchStream(batchId), batchDecider);
   const refused = state.status === 'absent' ? new Map<number, string>() : state.refused;
 

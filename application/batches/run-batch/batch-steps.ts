@@ -13,15 +13,13 @@ import { prepareRenderRequest, type PrepareRenderDeps } from '../../renders/requ
 import { recordRenderRequest } from '../../renders/request-render/record-render-request.js';
 import type { FileStorage } from '../../ports/file-storage.js';
 import { loadRows, rowRequestId, type BatchRow } from '../batch-rows.js';
+import { rowResults } from '../row-results.js';
 
 export interface BatchStepsDeps extends PrepareRenderDeps, AnswerFromCacheDeps {
   readonly storage: FileStorage;
   readonly batches: Pick<BatchReadModel, 'rowResults'>;
   readonly pdfMerger: PdfMerger;
 }
-
-/** Rows whose requests are looked up in one query. */
-const LOOKUP_ROWS = 500;
 
 /** Batches whose rows a worker keeps in memory: each step of a batch reads a few rows of the same file. */
 const ROW_FILES_KEPT = 8;
@@ -34,25 +32,8 @@ const loadBatch = async (deps: BatchStepsDeps, batchId: string): Promise<Request
   return state;
 };
 
-/** The row numbers from 1 to `total`, in slices that one lookup covers. */
-const slicesOf = (total: number): number[][] => {
-  const slices: number[][] = [];
-  for (let first = 1; first <= total; first += LOOKUP_ROWS) slices.push(Array.from({ length: Math.min(LOOKUP_ROWS, total - first + 1) }, (_, index) => first + index));
-  return slices;
-};
-
 /** The results of rows 1 to `accepted` as the read models hold them, by row number. */
-const rowResultsOf = async (deps: BatchStepsDeps, request: BatchRequested['data'], accepted: number): Promise<Map<number, BatchRowResult>> => {
-  const byRow = new Map<number, BatchRowResult>();
-  for (const slice of slicesOf(accepted)) {
-    const found = await deps.batches.rowResults(request.orgId, slice.map((row) => rowRequestId(request.batchId, row)));
-    for (const row of slice) {
-      const result = found.get(rowRequestId(request.batchId, row));
-      if (result) byRow.set(row, result);
-    }
-  }
-  return byRow;
-};
+const rowResultsOf = (deps: BatchStepsDeps, request: BatchRequested['data'], accepted: number) => rowResults(deps.batches, request.orgId, request.batchId, accepted);
 
 export interface AcceptedRows {
   /** The batch was cancelled: no row was accepted, and none is to be. */
