@@ -1,3 +1,4 @@
+import type { BatchCounts } from '../../domain/batches/batch-events.js';
 import type { BatchReadModel, BatchRowResult } from '../ports/read-models.js';
 import { rowRequestId } from './batch-rows.js';
 
@@ -16,4 +17,15 @@ export const rowResults = async (batches: Pick<BatchReadModel, 'rowResults'>, or
     }
   }
   return byRow;
+};
+
+/** What the rows' results add up to; rows refused when their turn came count as failed. `skipped` is the caller's. */
+export const countRows = (results: ReadonlyMap<number, BatchRowResult>, refused: number): Omit<BatchCounts, 'skipped'> => {
+  const made = [...results.values()].filter((result) => result.status === 'done');
+  return {
+    done: made.length,
+    failed: [...results.values()].filter((result) => result.status === 'failed').length + refused,
+    cached: made.filter((result) => result.cached).length,
+    creditsCharged: made.filter((result) => !result.cached).reduce((sum, result) => sum + result.credits, 0),
+  };
 };

@@ -7,7 +7,7 @@ import type { RequestContext } from '../../shared/request-context.js';
 import { requireScope } from '../../shared/scopes.js';
 import { aggregateStream } from '../../shared/stream-reads.js';
 import { LISTED_FAILURES, type BatchDto } from '../batch-dto.js';
-import { rowResults } from '../row-results.js';
+import { countRows, rowResults } from '../row-results.js';
 import { toPage } from '../../results/result-dto.js';
 
 export interface GetBatchDeps {
@@ -32,7 +32,7 @@ export const getBatch = async (deps: GetBatchDeps, context: RequestContext, batc
   const { state } = await aggregateStream(deps.eventStore, batchStream(batchId), batchDecider);
   const refused = state.status === 'absent' ? new Map<number, string>() : state.refused;
 
-  const finished = [...results.values()].filter((result) => result.status === 'done');
+  const counts = batch.ended ?? countRows(results, refused.size);
   const failures = [
     ...[...results].filter(([, result]) => result.status === 'failed').map(([row, result]) => ({ row, msg: result.failureReason ?? 'failed' })),
     ...[...refused].map(([row, msg]) => ({ row, msg })),
@@ -47,10 +47,10 @@ export const getBatch = async (deps: GetBatchDeps, context: RequestContext, batc
     outputFormat: batch.outputFormat,
     status: statusOf(batch, results.size + refused.size > 0),
     total: batch.total,
-    done: batch.ended?.done ?? finished.length,
-    failed: batch.ended?.failed ?? failures.length,
-    cached: batch.ended?.cached ?? finished.filter((result) => result.cached).length,
-    creditsCharged: batch.ended?.creditsCharged ?? finished.filter((result) => !result.cached).reduce((sum, result) => sum + result.credits, 0),
+    done: counts.done,
+    failed: counts.failed,
+    cached: counts.cached,
+    creditsCharged: counts.creditsCharged,
     createdAt: batch.createdAt.toISOString(),
     startedAt: startedAt?.toISOString() ?? null,
     finishedAt: batch.endedAt?.toISOString() ?? null,

@@ -13,7 +13,7 @@ import { prepareRenderRequest, type PrepareRenderDeps } from '../../renders/requ
 import { recordRenderRequest } from '../../renders/request-render/record-render-request.js';
 import type { FileStorage } from '../../ports/file-storage.js';
 import { loadRows, rowRequestId, type BatchRow } from '../batch-rows.js';
-import { rowResults } from '../row-results.js';
+import { countRows, rowResults } from '../row-results.js';
 
 export interface BatchStepsDeps extends PrepareRenderDeps, AnswerFromCacheDeps {
   readonly storage: FileStorage;
@@ -132,16 +132,8 @@ export const createBatchSteps = (deps: BatchStepsDeps) => {
       if (batch.ended) return batch.ended;
       const { request } = batch;
       const results = await rowResultsOf(deps, request, accepted);
-      const made = [...results.values()].filter((result) => result.status === 'done');
-      const failed = [...results.values()].filter((result) => result.status === 'failed').length + batch.refused.size;
-      const counts: BatchCounts = {
-        done: made.length,
-        failed,
-        cached: made.filter((result) => result.cached).length,
-        skipped: request.total - accepted,
-        creditsCharged: made.filter((result) => !result.cached).reduce((sum, result) => sum + result.credits, 0),
-      };
-      const mergedStorageKey = request.merge ? await mergeRows(deps, request, results) : null;
+      const counts: BatchCounts = { ...countRows(results, batch.refused.size), skipped: request.total - accepted };
+      const mergedStorageKey = request.merge ? await mergeRows(deps, request, await rowsOf(request.rows), results) : null;
       const context = systemContextFor(request.orgId, batchId);
       await onBatchStream(deps, batchId, { type: 'EndBatch', data: { batchId, ...counts, mergedStorageKey, now: deps.clock.now().toISOString() } }, context);
       return counts;
@@ -154,8 +146,7 @@ export type BatchSteps = ReturnType<typeof createBatchSteps>;
 export const mergedStorageKeyOf = (orgId: string, batchId: string) => `${orgId}/batches/${batchId}/merged.pdf`;
 
 /** One PDF of every row that made a file, in row order, each row an outline entry; null when none did. */
-const mergeRows = async (deps: BatchStepsDeps, request: BatchRequested['data'], results: ReadonlyMap<number, BatchRowResult>): Promise<string | null> => {
-  const rows = await loadRows(deps.storage, request.rows);
+const mergeRows = async (deps: BatchStepsDeps, request: BatchRequested['data'], rows: readonly BatchRow[], results: ReadonlyMap<number, BatchRowResult>): Promise<string | null> => {
   const parts = async function* () {
     for (let number = 1; number <= request.total; number++) {
       const result = results.get(number);
