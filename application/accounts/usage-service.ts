@@ -1,4 +1,4 @@
-import { renewalAfter } from '../../domain/accounts/billing-period.js';
+import { renewalAfter } from '../../domain/ledger/billing-period.js';
 import { notFound } from '../../domain/shared/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { AccountReadModel, AccountView } from '../ports/read-models.js';

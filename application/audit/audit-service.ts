@@ -13,6 +13,8 @@ import { storedDataOf } from '../renders/hit-data.js';
 import { templateAsOf, type TemplateSnapshot } from './template-history.js';
 import { uploadHistory, type UploadHistoryRow } from './upload-history.js';
 import { accountStream, isAccountEvent } from '../../domain/accounts/account-events.js';
+import { batchStream, isBatchEvent } from '../../domain/batches/batch-events.js';
+import { batchHistory, type BatchHistory } from './batch-history.js';
 
 export interface AuditServiceDeps {
   readonly eventStore: EventStore;
@@ -49,6 +51,8 @@ export interface HistoryQuery {
   readonly from?: Date;
   readonly to?: Date;
   readonly templateId?: string;
+  /** The rows of this batch only. */
+  readonly batchId?: string;
   /** Zero-based. */
   readonly page: number;
   readonly size: number;
@@ -111,8 +115,10 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
   };
 
   /**
-   * Recomputes the ledger from the log as stored, checking every stream's hash chain on the way,
-   * and compares it with the read models at the positions they reflect.
+   * Recomputes the ledger from the log as stored, checking every stream's hash chain on the way
+   * (accounts, ledgers, renders, templates, batches alike), and compares it with the read models at
+   * the positions they reflect. Credits come from the ledger streams and, in logs written before
+   * those, the account streams; a batch's rows are renders of their own, charged and recorded as any.
    */
   const verify = async ({ orgId, onDifference, progress }: VerifyOptions = {}): Promise<VerifyReport> => {
     const snapshot = await ledgerReadModel.snapshot(orgId);
@@ -156,6 +162,13 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
     }
   };
 
+  /** A batch's history from its stream: asked, rows refused, cancelled, ended with its counts. */
+  const batch = async (batchId: string): Promise<BatchHistory> => {
+    const history = batchHistory(await readEvents(eventStore, batchStream(batchId), isBatchEvent));
+    if (!history) throw notFound(`Batch ${batchId}`);
+    return history;
+  };
+
   return {
     verify,
 
@@ -174,7 +187,7 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
     /** One page of the caller's history, in request order. Each page replays the organization's log: meant for audits, not dashboards. */
     async historyPage(context: RequestContext, query: HistoryQuery): Promise<HistoryPage> {
       requireScope(context, 'audit');
-      const filter: HistoryFilter = { orgId: context.caller.orgId, from: query.from, to: query.to, templateId: query.templateId };
+      const filter: HistoryFilter = { orgId: context.caller.orgId, from: query.from, to: query.to, templateId: query.templateId, batchId: query.batchId };
       return limitHistoryPages(filter.orgId, async () => {
         const head = await eventStore.headPosition();
         if (head === null) return { items: [], page: query.page, size: query.size, total: 0 };
@@ -202,6 +215,20 @@ export const createAuditService = ({ eventStore, integrity, ledger: ledgerReadMo
         const rows = uploadHistory(await readEvents(eventStore, accountStream(orgId), isAccountEvent));
         return { items: rows.slice(page.page * page.size, (page.page + 1) * page.size), total: rows.length };
       });
+    },
+
+    /**
+     * A batch's history replayed from its stream, for anyone administering the service. Its rows are
+     * renders of their own: `replayHistory` with `batchId` gives them, each with its charge.
+     */
+    batch,
+
+    /** The caller's batch's history (audit scope); another organization's batch does not exist for it. */
+    async batchHistory(context: RequestContext, batchId: string): Promise<BatchHistory> {
+      requireScope(context, 'audit');
+      const history = await batch(batchId);
+      if (history.orgId !== context.caller.orgId) throw notFound(`Batch ${batchId}`);
+      return history;
     },
 
     /** A template exactly as it was at `at`, for anyone administering the service. */

@@ -1,14 +1,18 @@
-import { accountStream, isAccountEvent, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { accountStream } from '../../domain/accounts/account-events.js';
+import { ledgerOfStream, type CreditsCharged, type CreditsRefunded } from '../../domain/ledger/ledger-events.js';
 import { asRequestedAndCompleted, isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { assertNever } from '../../domain/shared/decider.js';
-import type { RecordedEvent } from '../../domain/shared/events.js';
+import { eventGuard, type RecordedEvent } from '../../domain/shared/events.js';
+import { createBatchRowIndex, type BatchRowRef } from './batch-history.js';
 
 /**
  * The render history of an organization, replayed from the event log alone: one row per render or
  * capture with everything that happened to it. Rows are built in two passes over the same stretch
  * of the log. The first finds the requests that match and the position of each one's last event;
  * the second builds those rows and hands each one out as soon as its last event was applied, so
- * memory holds only the histories still in progress, not the whole export.
+ * memory holds only the histories still in progress, not the whole export. The first pass also
+ * follows the organization's batches, so that the row of a batch row's request names its batch
+ * and row; a batch's own history (asked, refused rows, cancelled, ended) is `batchHistory`'s.
  */
 
 export type RequestKind = 'render' | 'screenshot' | 'pdf';
@@ -21,6 +25,8 @@ export interface HistoryFilter {
   readonly to?: Date;
   /** Renders of this template only (captures have no template). */
   readonly templateId?: string;
+  /** The rows of this batch only. */
+  readonly batchId?: string;
 }
 
 export interface StateChange {
@@ -55,6 +61,8 @@ export interface HistoryRow {
   actor: string;
   correlationId: string;
   requestedAt: string;
+  /** The batch row the request was made for; null for a request of its own. */
+  batch: BatchRowRef | null;
   /** `version` is the template version drawn; null for renders recorded before versions existed. */
   template: { readonly id: string; readonly revision: number; readonly version: number | null; readonly name: string } | null;
   /** The captured page, for screenshots and PDFs. */
@@ -82,10 +90,16 @@ const requestIdOf = (event: RecordedEvent): string | null => requestIdOfStream(e
 const isRequestEvent = (event: RecordedEvent<RenderEvent>) =>
   event.type === 'RenderRequested' || event.type === 'CaptureRequested' || event.type === 'RenderServedFromCache';
 
-/** A charge or refund of one request, found in the organization's account stream. */
+const isCreditMovement = eventGuard<CreditsCharged | CreditsRefunded>({ CreditsCharged: true, CreditsRefunded: true });
+
+/**
+ * A charge or refund of one request, found in one of the organization's ledger streams (one per
+ * billing period), or in its account stream, where logs written before ledgers had streams of their
+ * own hold them.
+ */
 const creditRequestId = (event: RecordedEvent, orgId: string): string | null => {
-  if (event.streamName !== accountStream(orgId) || !isAccountEvent(event)) return null;
-  return event.type === 'CreditsCharged' || event.type === 'CreditsRefunded' ? event.data.requestId : null;
+  if (!isCreditMovement(event)) return null;
+  return event.streamName === accountStream(orgId) || ledgerOfStream(event.streamName)?.orgId === orgId ? event.data.requestId : null;
 };
 
 const matches = (event: RecordedEvent<RenderEvent>, filter: HistoryFilter): boolean => {
@@ -104,30 +118,37 @@ export interface RequestSpan {
   readonly first: number;
   /** Position of the last event that belongs to its history. */
   last: number;
+  /** The batch row the request was made for, known from the batch's request earlier in the log. */
+  readonly batch: BatchRowRef | null;
 }
 
 /** First pass: the matching requests in request order, each with the span of the log its history covers. */
 export const createRequestScan = (filter: HistoryFilter) => {
   const spans = new Map<string, RequestSpan>();
+  const batches = createBatchRowIndex();
   return {
     apply(event: RecordedEvent): void {
+      batches.apply(event);
       const requestId = requestIdOf(event) ?? creditRequestId(event, filter.orgId);
       if (requestId === null) return;
       const span = spans.get(requestId);
       if (span) span.last = event.position;
       else if (requestIdOf(event) !== null && isRenderEvent(event) && matches(event, filter)) {
-        spans.set(requestId, { first: event.position, last: event.position });
+        const batch = batches.rowOf(event);
+        if (filter.batchId !== undefined && batch?.id !== filter.batchId) return;
+        spans.set(requestId, { first: event.position, last: event.position, batch });
       }
     },
     spans: (): ReadonlyMap<string, RequestSpan> => spans,
   };
 };
 
-const newRow = (event: RecordedEvent<RenderEvent>): HistoryRow | null => {
-  if (event.type === 'RenderServedFromCache') return newRow(asRequestedAndCompleted(event)[0]);
+const newRow = (event: RecordedEvent<RenderEvent>, batch: BatchRowRef | null): HistoryRow | null => {
+  if (event.type === 'RenderServedFromCache') return newRow(asRequestedAndCompleted(event)[0], batch);
   const common = {
     actor: event.metadata.actor,
     correlationId: event.metadata.correlationId,
+    batch,
     status: 'pending' as const,
     failureReason: null,
     file: null,
@@ -229,11 +250,11 @@ const applyUnknownToRow = (row: HistoryRow, event: RecordedEvent): void => {
   row.states.push({ state: event.type, at: event.metadata.occurredAt, detail: { ...event.data } });
 };
 
-const applyCredit = (row: HistoryRow, event: RecordedEvent<AccountEvent>): void => {
+const applyCredit = (row: HistoryRow, event: RecordedEvent<CreditsCharged | CreditsRefunded>): void => {
   if (event.type === 'CreditsCharged') {
     row.credits.charged += event.data.amount;
     row.credits.movements.push({ kind: 'charged', amount: event.data.amount, at: event.data.chargedAt });
-  } else if (event.type === 'CreditsRefunded') {
+  } else {
     row.credits.refunded += event.data.amount;
     row.credits.movements.push({ kind: 'refunded', amount: event.data.amount, at: event.data.refundedAt });
   }
@@ -250,13 +271,13 @@ export const createRowBuilder = (orgId: string, spans: ReadonlyMap<string, Reque
       const span = spans.get(requestId);
       if (!span || event.position < span.first || event.position > span.last) return null;
       if (renderRequestId !== null && isRenderEvent(event) && isRequestEvent(event)) {
-        const row = newRow(event);
+        const row = newRow(event, span.batch);
         if (row) open.set(requestId, row);
       }
       const row = open.get(requestId);
       if (!row) return null;
       if (renderRequestId === null) {
-        if (isAccountEvent(event)) applyCredit(row, event);
+        if (isCreditMovement(event)) applyCredit(row, event);
       } else if (isRenderEvent(event)) applyToRow(row, event);
       else applyUnknownToRow(row, event);
       if (event.position !== span.last) return null;

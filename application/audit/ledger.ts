@@ -1,4 +1,6 @@
 import { isAccountEvent, orgIdOfStream, type AccountEvent } from '../../domain/accounts/account-events.js';
+import { evolveCreditBalance, type CreditEvent } from '../../domain/ledger/credit-balance.js';
+import { isLedgerEvent, ledgerOfStream } from '../../domain/ledger/ledger-events.js';
 import { asRequestedAndCompleted, isRenderEvent, requestIdOfStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import type { AccountLedgerRow, ResultPresenceRow } from '../ports/audit.js';
@@ -8,15 +10,20 @@ import type { AccountLedgerRow, ResultPresenceRow } from '../ports/audit.js';
  * total, upload bytes per organization, and which results exist. It keeps a few numbers per
  * organization and per request, so it fits millions of events.
  *
- * Independent on purpose: it restates the rules it checks (a refund never takes usage below zero,
- * a renewal resets usage, a cache hit stores no bytes) instead of calling the domain's functions
- * or the projections' code, so that a bug in those shows up as a difference rather than being
- * reproduced here.
+ * Independent of the projections' code on purpose: it restates the rules of uploads and results
+ * (a cache hit stores no bytes, only a request's first outcome counts), so that a bug there shows
+ * up as a difference rather than being reproduced here. Credits are the exception: they are folded
+ * by the domain's one fold of a credit balance (`evolveCreditBalance`, which decides which period a
+ * charge counts in), over charges and refunds wherever the log holds them: in the organization's
+ * ledger streams, one per billing period, and in its account stream for logs written before
+ * ledgers had streams of their own. What is checked of credits is then that the read model saw
+ * every credit event of the organization, in order, and nothing else.
  */
 
 interface AccountTotals {
   creditsTotal: number;
   creditsUsed: number;
+  nextRenewalAt: string;
   uploadsUsed: number;
 }
 
@@ -38,22 +45,29 @@ export const createLedger = (orgId?: string) => {
   /** Bytes each render stored (not a cache hit), until it is deleted. */
   const stored = new Map<string, { orgId: string; bytes: number }>();
 
+  /** A charge, refund or renewal of `owner`'s; `ledgerEndsAt` is the period of the ledger stream it came from, null for the account's stream. */
+  const applyCredit = (event: RecordedEvent<CreditEvent>, owner: string, ledgerEndsAt: string | null) => {
+    const account = accounts.get(owner);
+    if (!account) return;
+    const { creditsTotal, creditsUsed, nextRenewalAt } = evolveCreditBalance(account, event, ledgerEndsAt);
+    Object.assign(account, { creditsTotal, creditsUsed, nextRenewalAt });
+  };
+
   const applyAccount = (event: RecordedEvent<AccountEvent>, owner: string) => {
     if (event.type === 'AccountOpened') {
-      accounts.set(owner, { creditsTotal: event.data.plan.credits, creditsUsed: 0, uploadsUsed: 0 });
+      const { plan } = event.data;
+      accounts.set(owner, { creditsTotal: plan.credits, creditsUsed: 0, nextRenewalAt: plan.nextRenewalAt, uploadsUsed: 0 });
+      return;
+    }
+    // Logs written before ledgers had streams of their own hold credits in the account's stream.
+    if (event.type === 'CreditsCharged' || event.type === 'CreditsRefunded' || event.type === 'CreditsRenewed') {
+      applyCredit(event, owner, null);
       return;
     }
     const account = accounts.get(owner);
     if (!account) return;
-    if (event.type === 'CreditsCharged') account.creditsUsed += event.data.amount;
-    // A refund never takes the period's usage below zero.
-    else if (event.type === 'CreditsRefunded') account.creditsUsed = Math.max(0, account.creditsUsed - event.data.amount);
-    else if (event.type === 'CreditsRenewed') {
-      account.creditsUsed = 0;
-      account.creditsTotal = event.data.credits;
-    }
     // Uploaded fonts and images take upload storage until deleted; a deletion names the bytes it gives back.
-    else if (event.type === 'FontUploaded' || event.type === 'UploadStored') account.uploadsUsed += event.data.bytes;
+    if (event.type === 'FontUploaded' || event.type === 'UploadStored') account.uploadsUsed += event.data.bytes;
     else if (event.type === 'FontDeleted' || event.type === 'UploadDeleted') account.uploadsUsed -= event.data.bytes;
   };
 
@@ -97,9 +111,13 @@ export const createLedger = (orgId?: string) => {
     apply(event: RecordedEvent, limits: LedgerLimits): void {
       if (orgId !== undefined && event.metadata.orgId !== orgId) return;
       const owner = orgIdOfStream(event.streamName);
+      const ledger = ledgerOfStream(event.streamName);
       const requestId = requestIdOfStream(event.streamName);
       if (owner !== null && isAccountEvent(event)) {
         if (event.position <= limits.accounts) applyAccount(event, owner);
+      } else if (ledger !== null && isLedgerEvent(event)) {
+        // The organization and the period are the stream's: batch rows are charged there like every render.
+        if (event.position <= limits.accounts) applyCredit(event, ledger.orgId, ledger.endsAt);
       } else if (requestId !== null && isRenderEvent(event)) {
         if (event.position <= limits.accounts) applyUploads(event, requestId);
         if (event.position <= limits.results) applyResult(event, requestId);

@@ -1,8 +1,7 @@
 import type { ResultReadModel } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
-import { createAccountCommands } from '../requests/account-commands.js';
+import { createCredits } from '../credits/credits.js';
 import { failRender } from '../requests/fail-render.js';
-import { refundCredits } from '../requests/refund-credits.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { loadRender } from './load-render.js';
 
@@ -34,14 +33,14 @@ export const REPAIR_REASONS: Record<RepairedRequest['why'], string> = {
  * idempotent, so passes in several processes at once, or a pass cut short, do no harm.
  */
 export const createPendingRepair = (deps: PendingRepairDeps) => {
-  const accounts = createAccountCommands(deps);
+  const credits = createCredits(deps);
   const fail = async (requestId: string, orgId: string, why: RepairedRequest['why']): Promise<boolean> => {
     const render = await loadRender(deps.eventStore, requestId);
     // The read model lagged behind an outcome that is already recorded.
     if (render.status !== 'pending') return false;
     // Refund first: if the pass stops between the two, the next one finds the request still pending
     // and the refund, which only returns what was charged and never twice, is a no-op.
-    await refundCredits(accounts, deps.clock, { orgId, requestId });
+    await credits.refund(render.request);
     await failRender(deps, { orgId, requestId }, REPAIR_REASONS[why]);
     if (why === 'ended-without-outcome' && render.request.webhookUrl !== null) await deps.orchestrator.startWebhook({ requestId });
     return true;

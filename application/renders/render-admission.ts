@@ -1,4 +1,4 @@
-import { creditsAvailable } from '../../domain/accounts/billing-period.js';
+import { creditsAvailable } from '../../domain/ledger/billing-period.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, UnavailableError } from '../../domain/shared/errors.js';
 import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.js';

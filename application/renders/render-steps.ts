@@ -16,11 +16,9 @@ import type { FailedOutcome, RenderOutcome } from '../ports/render-orchestrator.
 import { withFontFaces } from '../fonts/font-faces.js';
 import type { RenderDocument, RenderedFile, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
-import { createAccountCommands } from '../requests/account-commands.js';
-import { chargeCredits } from '../requests/charge-credits.js';
+import { createCredits } from '../credits/credits.js';
 import { completeRender } from '../requests/complete-render.js';
 import { failRender } from '../requests/fail-render.js';
-import { refundCredits } from '../requests/refund-credits.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { settledMemo } from '../shared/settled-memo.js';
 import { readEvents } from '../shared/stream-reads.js';
@@ -95,7 +93,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     return request;
   };
 
-  const accountCommands = createAccountCommands(deps);
+  const credits = createCredits(deps);
 
   /** The template's content as it was at the revision the request pinned, whatever happened since. */
   const readTemplateAt = async (templateId: string, revision: number) => {
@@ -194,11 +192,11 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     pageOf,
 
     charge: async (requestId: string) => {
-      await chargeCredits(accountCommands, deps.clock, await loadAccepted(requestId));
+      await credits.charge(await loadAccepted(requestId));
     },
 
     refund: async (requestId: string) => {
-      await refundCredits(accountCommands, deps.clock, await loadAccepted(requestId));
+      await credits.refund(await loadAccepted(requestId));
     },
 
     /**

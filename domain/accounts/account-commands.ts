@@ -32,16 +32,6 @@ export interface RevokeApiKey {
   readonly data: { readonly orgId: string; readonly keyId: string; readonly now: string };
 }
 
-export interface ChargeCredits {
-  readonly type: 'ChargeCredits';
-  readonly data: { readonly orgId: string; readonly requestId: string; readonly amount: number; readonly now: string };
-}
-
-export interface RefundCredits {
-  readonly type: 'RefundCredits';
-  readonly data: { readonly orgId: string; readonly requestId: string; readonly now: string };
-}
-
 /** Issues a webhook secret to an account that has none (accounts opened before secrets existed). */
 export interface IssueWebhookSecret {
   readonly type: 'IssueWebhookSecret';
@@ -62,8 +52,6 @@ export type AccountCommand =
   | OpenAccount
   | IssueApiKey
   | RevokeApiKey
-  | ChargeCredits
-  | RefundCredits
   | IssueWebhookSecret
   | RotateWebhookSecret
   | ChangeAccountSettings

@@ -1,13 +1,11 @@
 import { assertNever, type Decider } from '../shared/decider.js';
-import { conflict, DomainError, notFound, validationError } from '../shared/errors.js';
+import { conflict, notFound, validationError } from '../shared/errors.js';
 import type {
   AccountCommand,
   ChangeAccountSettings,
-  ChargeCredits,
   IssueApiKey,
   IssueWebhookSecret,
   OpenAccount,
-  RefundCredits,
   RevokeApiKey,
   RotateWebhookSecret,
 } from './account-commands.js';
@@ -17,18 +15,13 @@ import type {
   AccountSettingsChanged,
   ApiKeyIssued,
   ApiKeyRevoked,
-  CreditsCharged,
-  CreditsRefunded,
-  CreditsRenewed,
   WebhookSecretIssued,
   WebhookSecretRotated,
 } from './account-events.js';
 import { isAccountEvent } from './account-events.js';
 import { decideDeleteFont, decideDeleteUpload, decideStoreUpload, decideUploadFont } from './asset-decisions.js';
 import { decideCreateUrlSigningKey, decideRevokeUrlSigningKey, decideRotateUrlSigningKey } from './url-signing-decisions.js';
-import { creditsLeft, evolveAccount, initialAccount, type Account } from './account.js';
-import { chargedFor, wasRefunded } from './credit-movements.js';
-import { isRenewalDue, renewalAfter } from './billing-period.js';
+import { evolveAccount, initialAccount, type Account } from './account.js';
 
 const requireOpen = (state: Account) => {
   if (state.status !== 'open') throw notFound('Organization');
@@ -75,40 +68,6 @@ export const decideRevokeApiKey = ({ data }: RevokeApiKey, state: Account): ApiK
   return [{ type: 'ApiKeyRevoked', data: { keyId: data.keyId, revokedAt: data.now } }];
 };
 
-/**
- * Charges once per request id: a retried activity finds its charge already recorded. A charge that
- * falls after the renewal date first opens the new period.
- */
-export const decideChargeCredits = ({ data }: ChargeCredits, state: Account): (CreditsRenewed | CreditsCharged)[] => {
-  const account = requireOpen(state);
-  if (chargedFor(account.movements, data.requestId) !== undefined || data.amount === 0) return [];
-  if (data.amount < 0) throw validationError('a charge cannot be negative');
-  const today = data.now.slice(0, 10);
-  const renewal: CreditsRenewed[] =
-    isRenewalDue(account.plan.nextRenewalAt, today)
-      ? [
-          {
-            type: 'CreditsRenewed',
-            data: { credits: account.plan.renewalAmount, periodStartedAt: data.now, nextRenewalAt: renewalAfter(account.plan.nextRenewalAt, today) },
-          },
-        ]
-      : [];
-  const left = renewal.reduce(evolveAccount, state);
-  const available = left.status === 'open' ? creditsLeft(left) : 0;
-  if (data.amount > available) {
-    throw new DomainError('payment_required', 'Not enough credits', [`this render costs ${data.amount} credits; ${available} left`]);
-  }
-  return [...renewal, { type: 'CreditsCharged', data: { requestId: data.requestId, amount: data.amount, chargedAt: data.now } }];
-};
-
-/** Gives back what one request was charged, at most once. */
-export const decideRefundCredits = ({ data }: RefundCredits, state: Account): CreditsRefunded[] => {
-  const account = requireOpen(state);
-  const amount = chargedFor(account.movements, data.requestId);
-  if (amount === undefined || wasRefunded(account.movements, data.requestId)) return [];
-  return [{ type: 'CreditsRefunded', data: { requestId: data.requestId, amount, refundedAt: data.now } }];
-};
-
 /** An account gets one secret; asking again (a retry, two deliveries at once) keeps the first. */
 export const decideIssueWebhookSecret = ({ data }: IssueWebhookSecret, state: Account): WebhookSecretIssued[] => {
   const account = requireOpen(state);
@@ -139,10 +98,6 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
       return decideIssueApiKey(command, state);
     case 'RevokeApiKey':
       return decideRevokeApiKey(command, state);
-    case 'ChargeCredits':
-      return decideChargeCredits(command, state);
-    case 'RefundCredits':
-      return decideRefundCredits(command, state);
     case 'IssueWebhookSecret':
       return decideIssueWebhookSecret(command, state);
     case 'RotateWebhookSecret':

@@ -1,4 +1,5 @@
 import { eventGuard, type DomainEvent } from '../shared/events.js';
+import type { CreditsCharged, CreditsRefunded } from '../ledger/ledger-events.js';
 import type { AssetEvent } from './asset-events.js';
 import type { UrlSigningEvent } from './url-signing-events.js';
 
@@ -21,7 +22,7 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 export interface Plan {
   readonly name: string;
   readonly status: string;
-  /** Credits available per billing period. */
+  /** Credits of the first billing period, up to `nextRenewalAt`; each later period allows `renewalAmount`. */
   readonly credits: number;
   readonly renewalAmount: number;
   /** yyyy-MM-dd */
@@ -50,11 +51,11 @@ export type ApiKeyIssued = DomainEvent<
 
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>;
 
-export type CreditsCharged = DomainEvent<'CreditsCharged', { requestId: string; amount: number; chargedAt: string }>;
-
-export type CreditsRefunded = DomainEvent<'CreditsRefunded', { requestId: string; amount: number; refundedAt: string }>;
-
-/** A new billing period: used credits start again from zero. */
+/**
+ * A new billing period: used credits start again from zero. Logs written before ledgers had
+ * streams of their own hold it, and charges and refunds, in the account's stream; they are still
+ * folded, never written there again.
+ */
 export type CreditsRenewed = DomainEvent<
   'CreditsRenewed',
   { credits: number; periodStartedAt: string; nextRenewalAt: string }

@@ -1,5 +1,7 @@
 import { assertNever } from '../shared/decider.js';
-import { recordMovement, type CreditMovements, usageAfterRefund } from './credit-movements.js';
+import { NO_EARLIER_CREDITS, type EarlierCredits } from '../ledger/ledger-commands.js';
+import type { BillingPeriod } from '../ledger/billing-period.js';
+import { recordMovement, type CreditMovements, usageAfterRefund } from '../ledger/credit-movements.js';
 import type { AccountEvent, ApiKeyScope, Plan, StoredSecret } from './account-events.js';
 
 export interface ApiKeyState {
@@ -25,12 +27,14 @@ export interface OpenAccountState {
   readonly status: 'open';
   readonly orgId: string;
   readonly name: string;
+  /** As the account was opened with: billing periods are counted from its first renewal date. */
   readonly plan: Plan;
   readonly apiKeys: ReadonlyMap<string, ApiKeyState>;
-  /** Credits used in the current billing period. */
-  readonly creditsUsed: number;
-  /** Charges and refunds per request id, kept so a retried charge or refund is recognised. */
-  readonly movements: CreditMovements | null;
+  /**
+   * Credits as this stream recorded them before ledgers had streams of their own (ledger-events.ts):
+   * the period they were last in, what it used, and every charge and refund. New logs keep none here.
+   */
+  readonly recordedCredits: { readonly endsAt: string; readonly used: number; readonly movements: CreditMovements | null };
   /** Signs webhooks; null for accounts opened before webhook secrets existed, until one is issued. */
   readonly webhookSecret: StoredSecret | null;
   /** The secret a rotation replaced, and when: it keeps signing alongside the new one for a grace period. */
@@ -47,7 +51,12 @@ export type Account = { readonly status: 'absent' } | OpenAccountState;
 
 export const initialAccount = (): Account => ({ status: 'absent' });
 
-export const creditsLeft = (account: OpenAccountState): number => account.plan.credits - account.creditsUsed;
+/** What this stream recorded of credits, as the books of `period` take it over. */
+export const earlierCredits = (account: OpenAccountState, period: BillingPeriod): EarlierCredits => {
+  const recorded = account.recordedCredits;
+  if (recorded.movements === null) return NO_EARLIER_CREDITS;
+  return { used: recorded.endsAt === period.endsAt ? recorded.used : 0, movements: recorded.movements };
+};
 
 /** Bytes of upload storage the organization's fonts and images take. */
 export const assetBytes = (account: OpenAccountState): number => [...account.assets.values()].reduce((total, asset) => total + asset.bytes, 0);
@@ -68,8 +77,7 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       name,
       plan,
       apiKeys: new Map(),
-      creditsUsed: 0,
-      movements: null,
+      recordedCredits: { endsAt: plan.nextRenewalAt, used: 0, movements: null },
       webhookSecret: null,
       previousWebhookSecret: null,
       assets: new Map(),
@@ -88,24 +96,18 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
       if (!key) return state;
       return { ...state, apiKeys: new Map(state.apiKeys).set(key.keyId, { ...key, revoked: true }) };
     }
-    case 'CreditsCharged':
-      return {
-        ...state,
-        creditsUsed: state.creditsUsed + event.data.amount,
-        movements: recordMovement(state.movements, { requestId: event.data.requestId, kind: 'charged', amount: event.data.amount }),
-      };
-    case 'CreditsRefunded':
-      return {
-        ...state,
-        creditsUsed: usageAfterRefund(state.creditsUsed, event.data.amount),
-        movements: recordMovement(state.movements, { requestId: event.data.requestId, kind: 'refunded', amount: event.data.amount }),
-      };
+    case 'CreditsCharged': {
+      const recorded = state.recordedCredits;
+      const movements = recordMovement(recorded.movements, { requestId: event.data.requestId, kind: 'charged', amount: event.data.amount });
+      return { ...state, recordedCredits: { ...recorded, used: recorded.used + event.data.amount, movements } };
+    }
+    case 'CreditsRefunded': {
+      const recorded = state.recordedCredits;
+      const movements = recordMovement(recorded.movements, { requestId: event.data.requestId, kind: 'refunded', amount: event.data.amount });
+      return { ...state, recordedCredits: { ...recorded, used: usageAfterRefund(recorded.used, event.data.amount), movements } };
+    }
     case 'CreditsRenewed':
-      return {
-        ...state,
-        creditsUsed: 0,
-        plan: { ...state.plan, credits: event.data.credits, nextRenewalAt: event.data.nextRenewalAt },
-      };
+      return { ...state, recordedCredits: { ...state.recordedCredits, endsAt: event.data.nextRenewalAt, used: 0 } };
     case 'WebhookSecretIssued':
       return { ...state, webhookSecret: event.data.secret };
     case 'WebhookSecretRotated':

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { API_KEY_SCOPES, type AccountEvent } from '../../domain/accounts/account-events.js';
+import type { CreditsCharged, CreditsRefunded } from '../../domain/ledger/ledger-events.js';
 import { FONT_FORMATS, FONT_STYLES, IMAGE_UPLOAD_TYPES } from '../../domain/accounts/asset-events.js';
 import { SEALED_SECRET } from '../security/aes-gcm-secret-sealer.js';
 import { id, isoDate, isoTime } from './common-schemas.js';
+import { credits } from './ledger-event-schemas.js';
 import { eventSchema, type EventSchemas } from './versioned-event-schema.js';
 
-const credits = z.number().int().nonnegative();
 
 /** The scopes of versions 1 and 2 of ApiKeyIssued, before account administration had a scope of its own. */
 const SCOPES_BEFORE_ADMIN = ['render', 'templates', 'audit'];
@@ -29,7 +30,8 @@ const plan = z.object({
   uploadsBytes: z.number().int().nonnegative(),
 });
 
-export const accountEventSchemas: EventSchemas<AccountEvent> = {
+/** Charges and refunds are the ledger's (ledger-event-schemas.ts), wherever a log holds them. */
+export const accountEventSchemas: EventSchemas<Exclude<AccountEvent, CreditsCharged | CreditsRefunded>> = {
   AccountOpened: eventSchema(z.object({ orgId: id, name: z.string(), plan, openedAt: isoTime })),
   /** v1 keys had no scopes and could do everything; v2 names the scopes, so v1 keys get them all; v3 adds admin. */
   ApiKeyIssued: eventSchema(
@@ -47,8 +49,6 @@ export const accountEventSchemas: EventSchemas<AccountEvent> = {
     (v2) => ({ ...v2, scopes: SCOPES_BEFORE_ADMIN.every((scope) => (v2.scopes as string[]).includes(scope)) ? [...(v2.scopes as string[]), 'admin'] : v2.scopes }),
   ),
   ApiKeyRevoked: eventSchema(z.object({ keyId: id, revokedAt: isoTime })),
-  CreditsCharged: eventSchema(z.object({ requestId: id, amount: credits, chargedAt: isoTime })),
-  CreditsRefunded: eventSchema(z.object({ requestId: id, amount: credits, refundedAt: isoTime })),
   CreditsRenewed: eventSchema(z.object({ credits, periodStartedAt: isoTime, nextRenewalAt: isoDate })),
   WebhookSecretIssued: eventSchema(z.object({ orgId: id, secret: sealedSecret, issuedAt: isoTime }), plainSecretV1),
   WebhookSecretRotated: eventSchema(z.object({ orgId: id, secret: sealedSecret, rotatedAt: isoTime }), plainSecretV1),

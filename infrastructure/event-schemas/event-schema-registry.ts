@@ -1,6 +1,7 @@
 import type { EventEnvelope, RecordedEvent } from '../../domain/shared/events.js';
 import { accountEventSchemas } from './account-event-schemas.js';
 import { batchEventSchemas } from './batch-event-schemas.js';
+import { ledgerEventSchemas } from './ledger-event-schemas.js';
 import { renderEventSchemas } from './render-event-schemas.js';
 import { templateEventSchemas } from './template-event-schemas.js';
 import type { VersionedEventSchema } from './versioned-event-schema.js';
@@ -68,4 +69,4 @@ export const createEventSchemaRegistry = (...maps: readonly AnySchemas[]): Event
 };
 
 /** Every event type of the service. */
-export const eventSchemaRegistry: EventSchemaRegistry = createEventSchemaRegistry(templateEventSchemas, accountEventSchemas, renderEventSchemas, batchEventSchemas);
+export const eventSchemaRegistry: EventSchemaRegistry = createEventSchemaRegistry(templateEventSchemas, accountEventSchemas, ledgerEventSchemas, renderEventSchemas, batchEventSchemas);

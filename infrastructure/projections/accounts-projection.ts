@@ -1,5 +1,6 @@
 import { isAccountEvent, orgIdOfStream, type AccountEvent } from '../../domain/accounts/account-events.js';
-import { usageAfterRefund } from '../../domain/accounts/credit-movements.js';
+import { evolveCreditBalance } from '../../domain/ledger/credit-balance.js';
+import { isLedgerEvent, ledgerOfStream, type LedgerEvent } from '../../domain/ledger/ledger-events.js';
 import type { UrlSigningEvent } from '../../domain/accounts/url-signing-events.js';
 import { isRenderEvent, type RenderCompleted, type ResultDeleted } from '../../domain/renders/render-events.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
@@ -9,10 +10,10 @@ import { fold, type DocumentProjection } from './document-projection.js';
 /** Render events that change uploads: a file stored, a result deleted. */
 type UploadEvent = RenderCompleted | ResultDeleted;
 
-export type AccountsProjectionEvent = AccountEvent | UploadEvent;
+export type AccountsProjectionEvent = AccountEvent | LedgerEvent | UploadEvent;
 
 const isAccountsProjectionEvent = (event: RecordedEvent): event is RecordedEvent<AccountsProjectionEvent> =>
-  isAccountEvent(event) || (isRenderEvent(event) && (event.type === 'RenderCompleted' || event.type === 'ResultDeleted'));
+  isAccountEvent(event) || isLedgerEvent(event) || (isRenderEvent(event) && (event.type === 'RenderCompleted' || event.type === 'ResultDeleted'));
 
 /** A cache hit's completion stores no file: only the render that stored one counts (and its deletion takes it back). */
 const storesFile = (event: RecordedEvent<AccountsProjectionEvent>): event is RecordedEvent<RenderCompleted> =>
@@ -35,12 +36,13 @@ const isKeyOrSecretEvent = (event: RecordedEvent<AccountsProjectionEvent>): even
 
 /**
  * The account whose row an event changes, if any: a stored file's is its request's organization's,
- * which its deletion gives the bytes back to; an account event's is its stream's, unless it is about a key or a secret.
+ * which its deletion gives the bytes back to; an account or ledger event's is its stream's, unless it is about a key or a secret.
  */
 const accountOf = (event: RecordedEvent<AccountsProjectionEvent>, stored: StoredFileRow | null): string | null => {
   if (event.type === 'RenderCompleted') return storesFile(event) ? event.metadata.orgId : null;
   if (event.type === 'ResultDeleted') return stored?.orgId ?? null;
-  return isKeyOrSecretEvent(event) ? null : orgIdOfStream(event.streamName);
+  if (isKeyOrSecretEvent(event)) return null;
+  return orgIdOfStream(event.streamName) ?? ledgerOfStream(event.streamName)?.orgId ?? null;
 };
 
 /**
@@ -84,12 +86,11 @@ export const evolveAccountRow = (row: AccountRow | null, event: RecordedEvent<Ac
         createdAt: new Date(openedAt),
       };
     }
+    case 'BillingPeriodOpened':
     case 'CreditsCharged':
-      return row && { ...row, creditsUsed: row.creditsUsed + event.data.amount };
     case 'CreditsRefunded':
-      return row && { ...row, creditsUsed: usageAfterRefund(row.creditsUsed, event.data.amount) };
     case 'CreditsRenewed':
-      return row && { ...row, creditsUsed: 0, creditsTotal: event.data.credits, nextRenewalAt: event.data.nextRenewalAt };
+      return row && { ...row, ...evolveCreditBalance(row, event, ledgerOfStream(event.streamName)?.endsAt ?? null) };
     case 'RenderCompleted':
       return row && storesFile(event) ? { ...row, uploadsUsed: row.uploadsUsed + event.data.bytes } : row;
     case 'ResultDeleted':

@@ -13,6 +13,7 @@ import { listen, type RunningHttpServer } from '../../interfaces/rest/http-serve
 import { createTestDatabase } from '../support/database.js';
 import { startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { callApi } from '../support/http-call.js';
+import { creditEventsOf } from '../support/credit-events.js';
 
 /*
  * Someone else's HTML is hostile code. The API runs in this process; the one render worker is a
@@ -76,7 +77,7 @@ const render = (key: string, template: string, data: Record<string, unknown> = {
 
 /** Charges and refunds on the hostile organization's account, by request. */
 const creditMovements = async () => {
-  const events = await runtime.eventStore.readStream(accountStream(hostileOrg));
+  const events = await creditEventsOf(runtime.eventStore, hostileOrg);
   const byRequest = new Map<string, string[]>();
   for (const event of events) {
     const requestId = (event.data as { requestId?: string }).requestId;

@@ -2,11 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCredits } from '../../application/credits/credits.js';
 import type { FileStorage } from '../../application/ports/file-storage.js';
 import { toEnvelopes } from '../../application/shared/command-handler.js';
-import { onAccountStream } from '../../application/shared/stream-commands.js';
 import type { RequestContext } from '../../application/shared/request-context.js';
-import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { API_KEY_SCOPES } from '../../domain/accounts/account-events.js';
 import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { createLocalFileStorage } from '../../infrastructure/storage/local-file-storage.js';
@@ -322,17 +321,18 @@ describe('DELETE /api/v2/results/{identifier}', () => {
 describe('GET /api/v1/usage', () => {
   it('reports credits after charges and refunds, uploads after stores and deletions, and the plan', async () => {
     const { key, orgId } = await newOrganization();
-    const account = async (command: Parameters<typeof accountDecider.decide>[0]) => {
-      const result = await onAccountStream({ eventStore: app.runtime.eventStore, clock: systemClock, ids: uuidV7Ids }, orgId, command, systemContext(orgId));
-      if (result.position !== null) await app.runtime.projections.waitFor(result.position);
+    const credits = createCredits({ eventStore: app.runtime.eventStore, clock: systemClock, ids: uuidV7Ids });
+    const requestedAt = new Date().toISOString();
+    const ledger = async (move: 'charge' | 'refund', requestId: string, amount = 0) => {
+      await credits[move]({ orgId, requestId, credits: amount, requestedAt });
+      await app.runtime.projections.waitFor((await app.runtime.eventStore.headPosition()) ?? -1);
     };
-    const now = () => new Date().toISOString();
-    await account({ type: 'ChargeCredits', data: { orgId, requestId: 'r1', amount: 1, now: now() } });
-    await account({ type: 'ChargeCredits', data: { orgId, requestId: 'r2', amount: 30, now: now() } });
-    await account({ type: 'ChargeCredits', data: { orgId, requestId: 'r3', amount: 1, now: now() } });
-    await account({ type: 'RefundCredits', data: { orgId, requestId: 'r2', now: now() } });
+    await ledger('charge', 'r1', 1);
+    await ledger('charge', 'r2', 30);
+    await ledger('charge', 'r3', 1);
+    await ledger('refund', 'r2');
     // A retried refund gives nothing back twice.
-    await account({ type: 'RefundCredits', data: { orgId, requestId: 'r2', now: now() } });
+    await ledger('refund', 'r2');
     const small = await seedResult(orgId, { bytes: 1200 });
     await seedResult(orgId, { bytes: 3400 });
     expect((await app.call('DELETE', `/api/v2/results/${small.requestId}`, { key })).status).toBe(200);

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { accountStream } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
@@ -17,6 +16,7 @@ import { probeVideoFile } from '../support/video-files.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { sleep } from '../support/wait-for.js';
 import { callApi } from '../support/http-call.js';
+import { creditMovesOf } from '../support/credit-events.js';
 
 /*
  * Video render workers as real processes. The API runs in this process as a Temporal client only,
@@ -95,9 +95,7 @@ const outcomeOf = async (requestId: string, worker: WorkerProcess) => {
 };
 
 const creditEventsOf = async (orgId: string, requestId: string) =>
-  (await runtime.eventStore.readStream(accountStream(orgId)))
-    .filter((event) => (event.data as { requestId?: string }).requestId === requestId)
-    .map((event) => ({ type: event.type, amount: (event.data as { amount?: number }).amount }));
+  (await creditMovesOf(runtime.eventStore, orgId, requestId)).map((event) => ({ type: event.type, amount: (event.data as { amount?: number }).amount }));
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-video-fault-'));

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { accountStream } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
@@ -17,6 +16,7 @@ import { callApi } from '../support/http-call.js';
 import { probeVideoFile, psnrBetween } from '../support/video-files.js';
 import { sleep } from '../support/wait-for.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
+import { creditMovesOf } from '../support/credit-events.js';
 
 /*
  * Long videos split into segments across render workers that are real processes, as on separate
@@ -120,9 +120,7 @@ const renderVideo = async (workers: readonly WorkerProcess[]) => {
 
 const creditEventsOf = async (requestId: string) => {
   const orgId = (await runtime.eventStore.readStream(renderStream(requestId)))[0]?.metadata.orgId ?? '';
-  return (await runtime.eventStore.readStream(accountStream(orgId)))
-    .filter((event) => (event.data as { requestId?: string }).requestId === requestId)
-    .map((event) => event.type);
+  return (await creditMovesOf(runtime.eventStore, orgId, requestId)).map((event) => event.type);
 };
 
 const progressOf = async (requestId: string) =>

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStream } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { decodeVideoFrames, pixelAt, probeVideoFile } from '../support/video-files.js';
 import { sleep } from '../support/wait-for.js';
+import { creditEventsOf } from '../support/credit-events.js';
 
 let app: TestApp;
 let workDir: string;
@@ -211,8 +211,7 @@ describe('POST /api/v2/render with a video format', () => {
     expect(refused.body).toMatchObject({ status: 402, errors: ['this render costs 30 credits; 25 left'] });
     expect(await creditsUsed(key)).toBe(0);
     expect((await app.call('GET', '/api/v2/results', { key })).body.totalElements).toBe(0);
-    const events = await app.runtime.eventStore.readStream(accountStream(orgId));
-    expect(events.map((event) => event.type)).not.toContain('CreditsCharged');
+    expect(await creditEventsOf(app.runtime.eventStore, orgId)).toEqual([]);
   });
 
   it.each([

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { accountStream } from '../../domain/accounts/account-events.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { loadConfig } from '../../infrastructure/config/config.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
@@ -19,6 +18,7 @@ import { freePort } from '../../infrastructure/system/free-port.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { sleep } from '../support/wait-for.js';
 import { callApi } from '../support/http-call.js';
+import { creditEventsOf, creditMovesOf } from '../support/credit-events.js';
 
 /*
  * The render worker as a real process, killed with SIGKILL while it renders, then replaced. The
@@ -190,8 +190,7 @@ describe('a render worker killed in the middle of a render', () => {
     expect(detail.body).toMatchObject({ identifier: requestId, status: 'done', width: 200, height: 100 });
 
     const orgId = requested?.metadata.orgId ?? '';
-    const account = await runtime.eventStore.readStream(accountStream(orgId));
-    const forRequest = account.filter((event) => (event.data as { requestId?: string }).requestId === requestId);
+    const forRequest = await creditMovesOf(runtime.eventStore, orgId, requestId);
     expect(forRequest.map((event) => event.type)).toEqual(['CreditsCharged']);
     expect((await call('GET', '/api/v1/usage')).body.credits.used).toBe(1);
 
@@ -227,7 +226,7 @@ describe('a render worker killed in the middle of a render', () => {
     const templateId: string = created.body.identifier;
     await call('PUT', `/api/v2/my-templates/${templateId}/html-editor`, { html: '<p>sync</p>', css: 'body{background:#0000ff}' });
     const orgId = (await runtime.services.accounts.authenticate(apiKey))?.orgId ?? '';
-    const chargedBefore = (await runtime.eventStore.readStream(accountStream(orgId))).filter((event) => event.type === 'CreditsCharged').length;
+    const chargedBefore = (await creditEventsOf(runtime.eventStore, orgId)).filter((event) => event.type === 'CreditsCharged').length;
 
     const first = await startWorker();
     // No webhook: the client waits for the file, and the render runs as local activities in one workflow task.
@@ -237,7 +236,7 @@ describe('a render worker killed in the middle of a render', () => {
     while (charges === chargedBefore) {
       if (Date.now() > deadline) throw new Error(`the render was never charged:\n${first.output()}`);
       await sleep(100);
-      charges = (await runtime.eventStore.readStream(accountStream(orgId))).filter((event) => event.type === 'CreditsCharged').length;
+      charges = (await creditEventsOf(runtime.eventStore, orgId)).filter((event) => event.type === 'CreditsCharged').length;
     }
     // Charged, now in the page's wait: the kill lands on the render itself.
     await sleep(1_000);
@@ -248,8 +247,7 @@ describe('a render worker killed in the middle of a render', () => {
     const answer = await waiting;
     expect(answer.status).toBe(200);
     const requestId: string = answer.body.requestId;
-    const account = await runtime.eventStore.readStream(accountStream(orgId));
-    const forRequest = account.filter((event) => (event.data as { requestId?: string }).requestId === requestId);
+    const forRequest = await creditMovesOf(runtime.eventStore, orgId, requestId);
     expect(forRequest.map((event) => event.type)).toEqual(['CreditsCharged']);
     const renderEvents = (await runtime.eventStore.readStream(renderStream(requestId))).map((event) => event.type);
     expect(renderEvents).toEqual(['RenderRequested', 'RenderCompleted']);

@@ -9,12 +9,14 @@ import { eventSchemaRegistry } from '../../infrastructure/event-schemas/event-sc
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres-event-store.js';
 import { insertStoredEvents, legacyEvents } from '../fixtures/legacy-event-log.js';
 import { at, writeScriptedHistory, type ScriptedHistory } from '../fixtures/scripted-history.js';
+import { writeLedgerHistory, type LedgerHistory } from '../fixtures/ledger-history.js';
 import { createTestDatabase } from '../support/database.js';
 
 let eventStore: EventStore;
 let audit: AuditService;
 let history: ScriptedHistory;
 let other: ScriptedHistory;
+let ledgered: LedgerHistory;
 let databaseUrl: string;
 
 beforeAll(async () => {
@@ -24,6 +26,8 @@ beforeAll(async () => {
   history = await writeScriptedHistory(eventStore);
   // Another organization's history interleaves nothing into this one's rows.
   other = await writeScriptedHistory(eventStore);
+  // Charges in ledger streams, and a batch.
+  ledgered = await writeLedgerHistory(eventStore);
 });
 afterAll(async () => {
   await eventStore?.close();
@@ -56,6 +60,7 @@ describe('audit history replayed from the event log', () => {
       actor: keys.renderer,
       correlationId: requests.rendered,
       requestedAt: at(100),
+      batch: null,
       template: { id: history.templateId, revision: 1, version: null, name: 'Card' },
       url: null,
       format: 'png',
@@ -215,6 +220,31 @@ describe('audit history replayed from the event log', () => {
     await expect(audit.templateAt(context(['audit'], other.orgId), history.templateId, new Date(at(120)))).rejects.toMatchObject({ code: 'not_found' });
     await expect(audit.templateAt(context(['templates']), history.templateId, new Date(at(120)))).rejects.toMatchObject({ code: 'forbidden' });
     expect(await audit.templateAt(context(['audit']), history.templateId, new Date(at(120)))).toEqual(beforeEdit);
+  });
+
+  it("shows the charges and refunds of the organization's ledger streams, the batch row of each batch row's request, and a batch's history", async () => {
+    const { requests, batch, orgId } = ledgered;
+    const rows = byRequest(await replay({ orgId }));
+    expect([...rows.keys()].sort()).toEqual([requests.own, ...requests.rows.slice(0, 3), requests.late, requests.renewed].sort());
+    expect(rows.get(requests.own)).toMatchObject({ batch: null, status: 'done', credits: { charged: 2, refunded: 0, movements: [{ kind: 'charged', amount: 2, at: at(101) }] } });
+    expect(rows.get(requests.late)).toMatchObject({ credits: { charged: 1, refunded: 0 } });
+    expect(rows.get(requests.rows[0])).toMatchObject({ batch: { id: batch.id, name: batch.name, row: 1 }, actor: 'system', credits: { charged: 1, refunded: 0 } });
+    expect(rows.get(requests.rows[1])).toMatchObject({ batch: { id: batch.id, name: batch.name, row: 2 }, file: { cached: true } });
+    expect(rows.get(requests.rows[2])).toMatchObject({ batch: { id: batch.id, name: batch.name, row: 3 }, status: 'failed', credits: { charged: 1, refunded: 1 } });
+
+    const page = await audit.historyPage(context(['audit'], orgId), { batchId: batch.id, page: 0, size: 50 });
+    expect(page.total).toBe(3);
+    expect(page.items.map((row) => row.batch?.row)).toEqual([1, 2, 3]);
+    for (const row of page.items) expect(row).toEqual(rows.get(row.requestId));
+
+    expect(await audit.batchHistory(context(['audit'], orgId), batch.id)).toMatchObject({
+      batchId: batch.id,
+      name: batch.name,
+      status: 'ended',
+      states: [{ state: 'requested' }, { state: 'row refused', detail: { row: 4 } }, { state: 'cancelled' }, { state: 'ended' }],
+      ended: batch.counts,
+    });
+    await expect(audit.batchHistory(context(['audit']), batch.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('replays events stored in older schema versions', async () => {

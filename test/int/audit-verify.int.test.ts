@@ -14,6 +14,9 @@ import { createProjectionSet, type ProjectionSet } from '../../infrastructure/pr
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
 import { insertStoredEvents, legacyEvents } from '../fixtures/legacy-event-log.js';
 import { createWriter, writeScriptedHistory, type ScriptedHistory } from '../fixtures/scripted-history.js';
+import { writeLedgerHistory, type LedgerHistory } from '../fixtures/ledger-history.js';
+import { batchStream } from '../../domain/batches/batch-events.js';
+import { ledgerStream } from '../../domain/ledger/ledger-events.js';
 import { createTestDatabase } from '../support/database.js';
 
 const logger = createLogger('silent');
@@ -26,6 +29,7 @@ let sql: pg.Pool;
 let audit: AuditService;
 let first: ScriptedHistory;
 let second: ScriptedHistory;
+let ledgered: LedgerHistory;
 
 const settle = async () => {
   const head = (await eventStore.headPosition()) ?? -1;
@@ -48,6 +52,7 @@ beforeAll(async () => {
   audit = createAuditService({ eventStore, integrity: createEventIntegrity(), ledger: createLedgerReadModel(databaseUrl) });
   first = await writeScriptedHistory(eventStore);
   second = await writeScriptedHistory(eventStore);
+  ledgered = await writeLedgerHistory(eventStore);
   await settle();
 });
 afterAll(async () => {
@@ -152,11 +157,71 @@ describe('audit verify', () => {
     );
   });
 
+  it('recomputes credits from ledger streams, and checks batch streams and the charges of their rows', async () => {
+    const { report, differences } = await verify(ledgered.orgId);
+    expect(differences).toEqual([]);
+    const count = Number((await sql.query<{ count: string }>("select count(*) from events where metadata->>'orgId' = $1", [ledgered.orgId])).rows[0]?.count);
+    const batchEvents = Number((await sql.query<{ count: string }>('select count(*) from events where stream_name = $1', [batchStream(ledgered.batch.id)])).rows[0]?.count);
+    expect(batchEvents).toBe(5);
+    expect(report).toMatchObject({ ok: true, eventsChecked: count, chainBreaks: 0 });
+    // The newest period is the balance; the charge made late to the earlier period is not in it.
+    const account = (await sql.query('select credits_total, credits_used, next_renewal_at, uploads_used from accounts where org_id = $1', [ledgered.orgId])).rows[0];
+    expect(account).toEqual({
+      credits_total: ledgered.credits.total,
+      credits_used: ledgered.credits.used,
+      next_renewal_at: ledgered.credits.nextRenewalAt,
+      uploads_used: String(ledgered.uploadsBytes),
+    });
+
+    await projections.stop();
+    try {
+      await sql.query('update accounts set credits_used = credits_used + 1 where org_id = $1', [ledgered.orgId]);
+      expect((await verify(ledgered.orgId)).differences).toEqual([
+        { subject: `account ${ledgered.orgId}`, field: 'creditsUsed', expected: ledgered.credits.used, actual: ledgered.credits.used + 1 },
+        { subject: `account ${ledgered.orgId}`, field: 'balance', expected: ledgered.credits.total - ledgered.credits.used, actual: ledgered.credits.total - ledgered.credits.used - 1 },
+      ]);
+    } finally {
+      await sql.query('update accounts set credits_used = credits_used - 1 where org_id = $1', [ledgered.orgId]);
+      projections = createProjectionSet({ orm, eventStore, logger });
+      await projections.start();
+    }
+    expect((await verify(ledgered.orgId)).report.ok).toBe(true);
+  });
+
+  it('reports an edited charge of a ledger stream and an edited batch event', async () => {
+    const stream = ledgerStream(ledgered.orgId, '2026-04-01');
+    const charge = (await sql.query<{ revision: number; position: string }>("select revision, position from events where stream_name = $1 and type = 'CreditsCharged'", [stream])).rows[0];
+    if (!charge) throw new Error('the ledger history charges the new period');
+    await sql.query(`update events set data = jsonb_set(data, '{amount}', '5') where stream_name = $1 and revision = $2`, [stream, charge.revision]);
+    const ended = (await sql.query<{ revision: number; position: string }>("select revision, position from events where stream_name = $1 and type = 'BatchEnded'", [batchStream(ledgered.batch.id)])).rows[0];
+    if (!ended) throw new Error('the ledger history ends its batch');
+    await sql.query(`update events set data = jsonb_set(data, '{done}', '3') where stream_name = $1 and revision = $2`, [batchStream(ledgered.batch.id), ended.revision]);
+    try {
+      const { report, differences } = await verify(ledgered.orgId);
+      expect(report).toMatchObject({ ok: false, chainBreaks: 2 });
+      const edited = 'the event does not match its hash (edited after it was written)';
+      expect(differences).toEqual(
+        expect.arrayContaining([
+          { subject: `stream ${stream}`, field: `revision ${charge.revision} (position ${charge.position})`, expected: 'an unbroken hash chain', actual: edited },
+          { subject: `stream ${batchStream(ledgered.batch.id)}`, field: `revision ${ended.revision} (position ${ended.position})`, expected: 'an unbroken hash chain', actual: edited },
+          { subject: `account ${ledgered.orgId}`, field: 'creditsUsed', expected: ledgered.credits.used + 2, actual: ledgered.credits.used },
+        ]),
+      );
+    } finally {
+      await sql.query(`update events set data = jsonb_set(data, '{amount}', '3') where stream_name = $1 and revision = $2`, [stream, charge.revision]);
+      await sql.query(`update events set data = jsonb_set(data, '{done}', '2') where stream_name = $1 and revision = $2`, [batchStream(ledgered.batch.id), ended.revision]);
+    }
+    expect((await verify(ledgered.orgId)).report.ok).toBe(true);
+  });
+
   it('accepts events from before hash chains and counts them', async () => {
     await insertStoredEvents(databaseUrl, await legacyEvents());
     await settle();
     const { report, differences } = await verify('org-legacy');
     expect(differences).toEqual([]);
     expect(report).toMatchObject({ ok: true, unchainedEvents: 7, chainBreaks: 0 });
+    // Charged in the account stream, as logs before ledger streams hold charges: the same credits.
+    const account = (await sql.query('select credits_total, credits_used from accounts where org_id = $1', ['org-legacy'])).rows[0];
+    expect(account).toEqual({ credits_total: 100, credits_used: 1 });
   });
 });

@@ -4,8 +4,10 @@ import { createCommandBatcher } from '../../application/shared/command-batcher.j
 import { CONFLICT_ATTEMPTS, retryAfterConflict } from '../../application/shared/conflict-retries.js';
 import { systemContextFor } from '../../application/shared/request-context.js';
 import { onAccountStream } from '../../application/shared/stream-commands.js';
-import { accountDecider } from '../../domain/accounts/account-decider.js';
 import { accountStream } from '../../domain/accounts/account-events.js';
+import { NO_EARLIER_CREDITS } from '../../domain/ledger/ledger-commands.js';
+import { ledgerDecider } from '../../domain/ledger/ledger-decider.js';
+import { ledgerStream } from '../../domain/ledger/ledger-events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { createWorld, ORG, type World } from '../support/application-world.js';
 
@@ -33,7 +35,16 @@ const losingAppends = (times: number) => {
   });
 };
 
-const chargeCommand = () => ({ type: 'ChargeCredits' as const, data: { orgId: ORG, requestId: randomUUID(), amount: 1, now: new Date().toISOString() } });
+const period = { endsAt: '2099-01-01', credits: 10 };
+const books = ledgerStream(ORG, period.endsAt);
+const chargeCommand = () => ({
+  type: 'ChargeCredits' as const,
+  data: { orgId: ORG, requestId: randomUUID(), amount: 1, now: new Date().toISOString(), period, earlier: NO_EARLIER_CREDITS },
+});
+const issueKeyCommand = () => {
+  const keyId = randomUUID();
+  return { type: 'IssueApiKey' as const, data: { orgId: ORG, keyId, label: 'retried', prefix: 'rk_', hash: keyId.replace(/-/g, '').padEnd(64, '0'), scopes: ['render' as const], now: new Date().toISOString() } };
+};
 
 describe('retrying after a lost append', () => {
   it('retries conflicts only, up to the last attempt', async () => {
@@ -57,34 +68,34 @@ describe('retrying after a lost append', () => {
 
   it('a command that loses six appends in a row still goes through, once', async () => {
     const appends = losingAppends(6);
-    const command = chargeCommand();
+    const command = issueKeyCommand();
 
-    await onAccountStream(world.commandDeps, ORG, command, systemContextFor(ORG, command.data.requestId));
+    await onAccountStream(world.commandDeps, ORG, command, systemContextFor(ORG, command.data.keyId));
 
     expect(appends).toHaveBeenCalledTimes(7);
-    const charges = (await world.eventStore.readStream(accountStream(ORG))).filter((event) => event.type === 'CreditsCharged');
-    expect(charges).toHaveLength(1);
+    const issued = (await world.eventStore.readStream(accountStream(ORG))).filter((event) => event.type === 'ApiKeyIssued' && (event.data as { keyId: string }).keyId === command.data.keyId);
+    expect(issued).toHaveLength(1);
   });
 
   it('a batch that loses six appends in a row still goes through, every command of it once', async () => {
     const appends = losingAppends(6);
-    const batcher = createCommandBatcher(world.commandDeps, accountDecider, accountStream);
+    const batcher = createCommandBatcher(world.commandDeps, ledgerDecider, (streamName: string) => streamName);
     const commands = [chargeCommand(), chargeCommand(), chargeCommand()];
 
-    await Promise.all(commands.map((command) => batcher.handle(ORG, command, systemContextFor(ORG, command.data.requestId))));
+    await Promise.all(commands.map((command) => batcher.handle(books, command, systemContextFor(ORG, command.data.requestId))));
 
     // The first command's append and six losses, then the two others together.
     expect(appends.mock.calls.length).toBeGreaterThanOrEqual(7);
-    const charged = (await world.eventStore.readStream(accountStream(ORG))).filter((event) => event.type === 'CreditsCharged');
+    const charged = (await world.eventStore.readStream(books)).filter((event) => event.type === 'CreditsCharged');
     expect(charged.map((event) => (event.data as { requestId: string }).requestId).sort()).toEqual(commands.map((command) => command.data.requestId).sort());
   });
 
   it('gives up as a conflict when every attempt loses, having written nothing', async () => {
     const appends = losingAppends(Number.POSITIVE_INFINITY);
     const before = await world.eventStore.readStream(accountStream(ORG));
-    const command = chargeCommand();
+    const command = issueKeyCommand();
 
-    await expect(onAccountStream(world.commandDeps, ORG, command, systemContextFor(ORG, command.data.requestId))).rejects.toMatchObject({ code: 'conflict' });
+    await expect(onAccountStream(world.commandDeps, ORG, command, systemContextFor(ORG, command.data.keyId))).rejects.toMatchObject({ code: 'conflict' });
 
     expect(appends).toHaveBeenCalledTimes(CONFLICT_ATTEMPTS);
     expect(await world.eventStore.readStream(accountStream(ORG))).toEqual(before);

@@ -1,11 +1,11 @@
-import { creditsAvailable } from '../../../domain/accounts/billing-period.js';
+import { creditsAvailable } from '../../../domain/ledger/billing-period.js';
 import { MAX_BATCH_ROWS } from '../../../domain/batches/batch-decider.js';
 import type { OutputFormat } from '../../../domain/renders/output-formats.js';
 import { conflict, DomainError, validationError } from '../../../domain/shared/errors.js';
 import type { CsvReader } from '../../ports/batch-files.js';
 import type { FileStorage } from '../../ports/file-storage.js';
 import type { UrlGuard } from '../../ports/page-capture.js';
-import type { AccountReadModel, BatchReadModel, TemplateReadModel } from '../../ports/read-models.js';
+import type { AccountReadModel, BatchReadModel, ProjectionProgress, TemplateReadModel } from '../../ports/read-models.js';
 import type { RenderOrchestrator } from '../../ports/render-orchestrator.js';
 import type { CommandDeps } from '../../shared/command-handler.js';
 import type { RequestContext } from '../../shared/request-context.js';
@@ -24,6 +24,7 @@ export interface SubmitBatchDeps extends CommandDeps {
   readonly orchestrator: Pick<RenderOrchestrator, 'startBatch'>;
   readonly csv: CsvReader;
   readonly urls: UrlGuard;
+  readonly progress: ProjectionProgress;
 }
 
 export interface SubmitBatchInput {
@@ -54,7 +55,7 @@ const generatedName = (now: Date, batchId: string) => `batch-${now.toISOString()
 /**
  * Accepts a batch: every row checked as its render would be and the credits for all of them there,
  * before anything is recorded; then the rows stored, the batch recorded, and its workflow started.
- * Answered once the batch is durable; its rows render below interactive requests.
+ * Answered once the batch is durable and readable; its rows render below interactive requests.
  */
 export const submitBatch = async (deps: SubmitBatchDeps, context: RequestContext, input: SubmitBatchInput): Promise<SubmittedBatch> => {
   requireScope(context, 'render');
@@ -80,7 +81,7 @@ export const submitBatch = async (deps: SubmitBatchDeps, context: RequestContext
   const name = input.name ?? generatedName(now, batchId);
   if (await deps.batches.findByName(orgId, name)) throw conflict(`A batch named ${name} exists already; results list by batch name, so give this one another`);
   const stored = await storeRows(deps.storage, rowsStorageKey(orgId, batchId), rows);
-  await onBatchStream(
+  const recorded = await onBatchStream(
     deps,
     batchId,
     {
@@ -105,5 +106,7 @@ export const submitBatch = async (deps: SubmitBatchDeps, context: RequestContext
     { newStream: true },
   );
   await deps.orchestrator.startBatch({ batchId });
+  // Read-your-writes: a client that asks for the batch as soon as it has the answer finds it.
+  if (recorded.position !== null) await deps.progress.waitFor(recorded.position);
   return { identifier: batchId, name, status: 'pending', total: rows.length };
 };

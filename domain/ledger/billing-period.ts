@@ -23,3 +23,21 @@ export const creditsAvailable = (
   account: { readonly nextRenewalAt: string; readonly renewalAmount: number; readonly creditsTotal: number; readonly creditsUsed: number },
   today: string,
 ): number => (isRenewalDue(account.nextRenewalAt, today) ? account.renewalAmount : account.creditsTotal - account.creditsUsed);
+
+/** A billing period as a charge needs it: the date it renews on (its ledger stream's name) and the credits it allows. */
+export interface BillingPeriod {
+  readonly endsAt: string;
+  readonly credits: number;
+}
+
+/**
+ * The period `today` (yyyy-MM-dd) falls in: the first, up to the plan's first renewal, allows the
+ * plan's credits; every later one, a calendar month long, its renewal amount.
+ */
+export const periodOn = (
+  plan: { readonly credits: number; readonly renewalAmount: number; readonly nextRenewalAt: string },
+  today: string,
+): BillingPeriod =>
+  isRenewalDue(plan.nextRenewalAt, today)
+    ? { endsAt: renewalAfter(plan.nextRenewalAt, today), credits: plan.renewalAmount }
+    : { endsAt: plan.nextRenewalAt, credits: plan.credits };
