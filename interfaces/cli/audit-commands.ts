@@ -77,6 +77,9 @@ const CSV_COLUMNS = [
   'states',
   'webhooks',
   'correlationId',
+  'batchId',
+  'batchName',
+  'batchRow',
 ] as const;
 
 /** One flat record per row; lists and objects become JSON cells. */
@@ -105,6 +108,9 @@ const csvRecord = (row: HistoryRow): Record<(typeof CSV_COLUMNS)[number], string
   states: JSON.stringify(row.states),
   webhooks: JSON.stringify(row.webhooks),
   correlationId: row.correlationId,
+  batchId: row.batch?.id ?? null,
+  batchName: row.batch?.name ?? null,
+  batchRow: row.batch?.row ?? null,
 });
 
 async function* ndjson(rows: AsyncIterable<HistoryRow>): AsyncGenerator<string> {
@@ -180,13 +186,14 @@ export const registerAuditCommands = (program: Command): void => {
     .option('--from <time>', 'requests made at or after this time', parseTime)
     .option('--to <time>', 'requests made at or before this time', parseTime)
     .option('--template <templateId>', 'renders of this template only')
+    .option('--batch <batchId>', 'the rows of this batch only')
     .addOption(new Option('--format <format>', 'json (one object per line) or csv').choices(['json', 'csv']).default('json'))
     .option('--progress', 'show the progress bar on stderr even when it is not a terminal', false)
     .action(
-      withRuntime(false, async (runtime, options: { org: string; from?: Date; to?: Date; template?: string; format: 'json' | 'csv'; progress: boolean }) => {
+      withRuntime(false, async (runtime, options: { org: string; from?: Date; to?: Date; template?: string; batch?: string; format: 'json' | 'csv'; progress: boolean }) => {
         const bar = progressBar(options.progress);
         try {
-          const rows = runtime.services.audit.replayHistory({ orgId: options.org, from: options.from, to: options.to, templateId: options.template }, bar.update);
+          const rows = runtime.services.audit.replayHistory({ orgId: options.org, from: options.from, to: options.to, templateId: options.template, batchId: options.batch }, bar.update);
           await writeHistory(rows, options.format);
         } finally {
           bar.stop();
@@ -244,6 +251,16 @@ export const registerAuditCommands = (program: Command): void => {
     .action(
       withRuntime(false, async (runtime, options: { id: string; at: Date }) => {
         process.stdout.write(`${JSON.stringify(await runtime.services.audit.templateSnapshot(options.id, options.at), null, 2)}\n`);
+      }),
+    );
+
+  audit
+    .command('batch')
+    .description("A batch's history from its own stream: what it was asked with, rows refused, its cancellation and the counts it ended with")
+    .requiredOption('--id <batchId>', 'batch id')
+    .action(
+      withRuntime(false, async (runtime, options: { id: string }) => {
+        process.stdout.write(`${JSON.stringify(await runtime.services.audit.batch(options.id), null, 2)}\n`);
       }),
     );
 };

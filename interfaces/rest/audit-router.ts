@@ -1,18 +1,18 @@
 import { Router } from 'express';
 import type { AppServices } from '../http/app-services.js';
 import { parseInput } from '../http/parse-input.js';
-import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, AuditUploadsQuery } from '../schemas/audit-schemas.js';
+import { AuditBatchParams, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, AuditUploadsQuery } from '../schemas/audit-schemas.js';
 import { contextOf } from './request-context.js';
 
 const asDate = (moment: string | undefined) => (moment === undefined ? undefined : new Date(moment));
 
-/** The render history and past template states, replayed from the event log, for keys with the audit scope. */
+/** The render history, past template states, uploads and batches, replayed from the event log, for keys with the audit scope. */
 export const auditRouter = ({ audit }: AppServices): Router => {
   const router = Router();
 
   router.get('/v2/audit/history', async (req, res) => {
-    const { from, to, template, page, size } = parseInput(AuditHistoryQuery, req.query, 'query');
-    res.json(await audit.historyPage(contextOf(res), { from: asDate(from), to: asDate(to), templateId: template, page, size }));
+    const { from, to, template, batch, page, size } = parseInput(AuditHistoryQuery, req.query, 'query');
+    res.json(await audit.historyPage(contextOf(res), { from: asDate(from), to: asDate(to), templateId: template, batchId: batch, page, size }));
   });
 
   router.get('/v2/audit/uploads', async (req, res) => {
@@ -25,6 +25,10 @@ export const auditRouter = ({ audit }: AppServices): Router => {
     const { templateId } = parseInput(AuditTemplateParams, req.params, 'path');
     const { at } = parseInput(AuditTemplateQuery, req.query, 'query');
     res.json(await audit.templateAt(contextOf(res), templateId, new Date(at)));
+  });
+
+  router.get('/v2/audit/batches/:batchId', async (req, res) => {
+    res.json(await audit.batchHistory(contextOf(res), parseInput(AuditBatchParams, req.params, 'path').batchId));
   });
 
   return router;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { MAX_BATCH_ROWS } from '../../domain/batches/batch-decider.js';
 import { isAsynchronousFormat, OUTPUT_FORMATS, outputContentType } from '../../domain/renders/output-formats.js';
-import { AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery, AuditUploadsQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
+import { AuditBatchParams, AuditHistoryPage, AuditHistoryQuery, AuditTemplateParams, BatchHistorySchema, AuditTemplateQuery, AuditUploadsQuery, TemplateSnapshotSchema, UploadHistoryRowSchema } from '../schemas/audit-schemas.js';
 import { BatchBody, BatchForm, BatchIdParam, BatchPage, BatchSchema, ListBatchesQuery, SubmittedBatchSchema } from '../schemas/batch-schemas.js';
 import { ErrorBody, IdParam, VersionParams } from '../schemas/common.js';
 import { ComponentDocumentBody } from '../schemas/component-schemas.js';
@@ -310,6 +310,16 @@ const paths: ZodOpenApiPathsObject = {
     get: operation('getTemplateAt', 'audit', 'A template exactly as it was at a moment (audit scope)', 'The template at that moment', TemplateSnapshotSchema, {
       requestParams: { path: AuditTemplateParams, query: AuditTemplateQuery },
     }),
+  },
+  '/api/v2/audit/batches/{batchId}': {
+    get: operation(
+      'getBatchHistory',
+      'audit',
+      "A batch's history from its own stream: what it was asked with, rows refused, its cancellation and the counts it ended with (audit scope); its rows' renders are in the history with `batch`",
+      'The batch history',
+      BatchHistorySchema,
+      { requestParams: { path: AuditBatchParams } },
+    ),
   },
   '/api/v1/fonts': {
     get: operation('listFonts', 'account', "Fonts available to renders: the machine's families, then the organization's uploaded fonts", 'Every font', z.array(z.union([CustomFont, Font]))),

@@ -8,6 +8,7 @@ export const AuditHistoryQuery = z.object({
   from: moment.optional().meta({ description: 'Only requests made at or after this time' }),
   to: moment.optional().meta({ description: 'Only requests made at or before this time' }),
   template: z.string().min(1).max(200).optional().meta({ description: 'Only renders of this template' }),
+  batch: z.string().min(1).max(200).optional().meta({ description: 'Only the rows of this batch (its identifier)' }),
   page: z.coerce.number().int().min(0).max(1_000_000).default(0).meta({ description: 'Zero-based page number' }),
   size: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'Rows per page, at most 200' }),
 }).refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), { message: 'from must not be after to', path: ['from'] });
@@ -19,6 +20,7 @@ export const AuditUploadsQuery = z.object({
 });
 
 export const AuditTemplateParams = z.object({ templateId: z.string().min(1).max(200) });
+export const AuditBatchParams = z.object({ batchId: z.string().min(1).max(200) });
 export const AuditTemplateQuery = z.object({ at: moment.meta({ description: 'The moment to show the template at' }) });
 
 const at = z.string().meta({ description: 'ISO 8601 UTC' });
@@ -66,6 +68,10 @@ const HistoryRow = z
       }),
     ),
     deletedAt: at.nullable(),
+    batch: z
+      .object({ id: z.string(), name: z.string(), row: z.number().int().meta({ description: 'Numbered from 1' }) })
+      .nullable()
+      .meta({ description: 'The batch row the request was made for; null for a request of its own' }),
     position: z.number().int().meta({ description: 'Position of the request in the event log' }),
   })
   .meta({ id: 'AuditHistoryRow' });
@@ -115,3 +121,30 @@ export const UploadHistoryRowSchema = z
     position: z.number().int().meta({ description: 'Global log position of the upload' }),
   })
   .meta({ id: 'UploadHistoryRow' });
+
+const batchCounts = { done: z.number().int(), failed: z.number().int(), cached: z.number().int(), skipped: z.number().int(), creditsCharged: z.number().int() };
+
+export const BatchHistorySchema = z
+  .object({
+    batchId: z.string(),
+    orgId: z.string(),
+    name: z.string(),
+    actor: z.string().meta({ description: 'The API key id that submitted it, or "system"' }),
+    correlationId: z.string(),
+    requestedAt: at,
+    template: z.object({ id: z.string(), version: z.number().int().nullable() }),
+    outputFormat: z.string(),
+    total: z.number().int(),
+    credits: z.number().int().meta({ description: 'What the rows cost with no cache hit: what the account had to hold when the batch was accepted' }),
+    cache: z.boolean(),
+    merge: z.boolean(),
+    webhookUrl: z.string().nullable(),
+    rows: z.object({ storageKey: z.string(), sha256: z.string(), bytes: z.number().int() }).meta({ description: 'The stored rows file and its SHA-256' }),
+    status: z.enum(['pending', 'cancelled', 'ended']),
+    states: z.array(z.object({ state: z.string(), at, actor: z.string(), detail: z.record(z.string(), z.unknown()).optional() })),
+    refused: z.array(z.object({ row: z.number().int(), requestId: z.string(), reason: z.string(), at })),
+    cancelledAt: at.nullable(),
+    ended: z.object({ ...batchCounts, mergedStorageKey: z.string().nullable(), endedAt: at }).nullable(),
+    position: z.number().int().meta({ description: 'Global log position of the batch request' }),
+  })
+  .meta({ id: 'BatchHistory' });

@@ -15,7 +15,7 @@ import {
   PublishTemplateBody,
 } from '../schemas/template-schemas.js';
 import { PatchSettingsBody, SignedUrlBody, SigningKeyIdParam } from '../schemas/url-signing-schemas.js';
-import { AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
+import { AuditBatchParams, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
 import { authedProcedure, router } from './trpc.js';
 
 /** The same use cases as REST, typed end to end for internal consumers. */
@@ -106,6 +106,7 @@ export const createAppRouter = ({ templates, results, usage, fonts, uploads, ren
           from: input.from === undefined ? undefined : new Date(input.from),
           to: input.to === undefined ? undefined : new Date(input.to),
           templateId: input.template,
+          batchId: input.batch,
           page: input.page,
           size: input.size,
         }),
@@ -113,6 +114,7 @@ export const createAppRouter = ({ templates, results, usage, fonts, uploads, ren
       templateAt: authedProcedure
         .input(AuditTemplateParams.extend(AuditTemplateQuery.shape))
         .query(({ ctx, input }) => audit.templateAt(ctx.context, input.templateId, new Date(input.at))),
+      batch: authedProcedure.input(AuditBatchParams).query(({ ctx, input }) => audit.batchHistory(ctx.context, input.batchId)),
     }),
     fonts: router({
       list: authedProcedure.input(z.void()).query(({ ctx }) => fonts.list(ctx.context)),

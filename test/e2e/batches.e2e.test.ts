@@ -221,6 +221,18 @@ describe('a JSON batch', () => {
     expect(listed).toBe(ended.done + ended.failed);
     expect(await creditsUsed()).toBe(credits + ended.done);
     expectError(await app.call('DELETE', `/api/v2/batches/${submitted.body.identifier}`), 409, /has ended/);
+
+    // The audit replays it: the batch from its stream, and its rows' renders each naming their row.
+    const history = await app.call('GET', `/api/v2/audit/batches/${submitted.body.identifier}`);
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({ name: 'To cancel', total: 300, status: 'ended', cancelledAt: expect.any(String), ended: { done: ended.done, failed: ended.failed } });
+    expect(history.body.ended.skipped).toBeGreaterThan(0);
+    expect(history.body.states.map((change: { state: string }) => change.state)).toEqual(['requested', 'cancelled', 'ended']);
+    const rows = await app.call('GET', `/api/v2/audit/history?batch=${submitted.body.identifier}&size=200`);
+    expect(rows.body.total).toBe(ended.done + ended.failed);
+    const numbers = rows.body.items.map((row: { batch: { id: string; name: string; row: number } }) => row.batch);
+    expect(numbers.every((ref: { id: string; name: string }) => ref.id === submitted.body.identifier && ref.name === 'To cancel')).toBe(true);
+    expect(new Set(numbers.map((ref: { row: number }) => ref.row)).size).toBe(numbers.length);
   }, 180_000);
 
   it('merged gives one PDF of every row in order, one outline entry per row', async () => {
