@@ -40,6 +40,11 @@ const ConfigSchema = z.object({
   CHROMIUM_NO_SANDBOX: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   BROWSERS: z.coerce.number().int().min(1).max(16).default(1),
   PAGES_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
+  /**
+   * idle: batch rows render in a browser of their own in the idle scheduling class, so the kernel
+   * serves renders clients wait for first; shared: in the same browsers, admitted after them.
+   */
+  BACKGROUND_RENDERS: z.enum(['idle', 'shared']).default('idle'),
   RENDER_QUEUE_MAX: z.coerce.number().int().min(0).default(32),
   /** Renders one organization may have waiting for a page; its next one is refused (and retried), the others' are not. */
   RENDER_QUEUE_PER_ORG_MAX: z.coerce.number().int().min(1).default(16),

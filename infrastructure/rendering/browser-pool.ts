@@ -5,6 +5,7 @@ import { launchBrowserSlot, type BrowserSlot } from './browser-slot.js';
 import { DEFAULT_CHROMIUM_PATH } from './chromium-path.js';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../domain/shared/errors.js';
 import { PoolUnavailableError } from './pool-errors.js';
+import { moveTreeToIdleClass } from './process-priority.js';
 import { within } from './within.js';
 
 export interface BrowserPoolOptions {
@@ -35,6 +36,12 @@ export interface BrowserPoolOptions {
    * next render: a pool used now and then (videos) holds no memory in between. Unset: kept running.
    */
   idleCloseMs?: number;
+  /**
+   * Background renders (a batch's rows) run in a browser of their own in the idle scheduling class,
+   * started by the first of them and closed once none has come for a while: the kernel gives it only
+   * the CPU time renders clients wait for leave over. Unset: background renders share the browsers.
+   */
+  idleBackground?: boolean;
   /** Runs once on every new page, for the organization it belongs to, before a render gets it: per-page setup every render needs. */
   preparePage?: (page: Page, tenant: string) => Promise<void>;
   /** Readies a used page for the next render (about:blank when not given). */
@@ -44,6 +51,10 @@ export interface BrowserPoolOptions {
 
 /** How long after a render a client waits for that background renders keep to one slot. */
 const BACKGROUND_YIELDS_FOR_MS = 3_000;
+/** The background browser is closed once no background render has come for this long. */
+const BACKGROUND_BROWSER_IDLE_MS = 60_000;
+/** How often the background browser's processes are put back in the idle class while it runs (see moveTreeToIdleClass). */
+const BACKGROUND_CLASS_CHECK_MS = 2_000;
 
 export interface WithPageOptions {
   /** The organization the render is for; pages are never shared between organizations. */
@@ -168,6 +179,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const restartAfterRenders = positive(options.restartAfterRenders ?? 1_000, 'restartAfterRenders');
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const capacity = browsers * pagesPerBrowser;
+  const idleBackground = options.idleBackground === true;
   const maxQueue = Math.max(0, options.maxQueue ?? 32);
   const admission = createAdmissionQueue({
     capacity,
@@ -206,7 +218,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       .finally(() => draining.delete(slot));
   };
 
-  function launch(): Promise<BrowserSlot | undefined> {
+  /** The browser of background renders, when they have one (idleBackground), while they come. */
+  let backgroundSlot: Promise<BrowserSlot | undefined> | undefined;
+  let lastBackgroundAt = 0;
+
+  function launch(lane: 'clients' | 'background' = 'clients'): Promise<BrowserSlot | undefined> {
     const launching = launchBrowserSlot({
       id: nextId++,
       executablePath,
@@ -220,14 +236,19 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         counters.crashes++;
         slots = slots.filter((candidate) => candidate !== slot);
         draining.delete(slot);
+        if (lane === 'background') backgroundSlot = undefined;
         ensureBrowsers();
       },
       logger,
     }).then(
-      (slot) => {
+      async (slot) => {
         if (closed) {
           void slot.close();
           return undefined;
+        }
+        if (lane === 'background') {
+          if (slot.pid !== undefined) await moveTreeToIdleClass(slot.pid);
+          return slot;
         }
         slots.push(slot);
         return slot;
@@ -252,6 +273,27 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   async function browsersReady(): Promise<void> {
     ensureBrowsers();
     if (slots.length === 0) await Promise.all([...launches]);
+  }
+
+  /** The background browser, started if it is not running (a failed start is retried by the next background render). */
+  async function backgroundBrowser(): Promise<BrowserSlot> {
+    lastBackgroundAt = performance.now();
+    backgroundSlot ??= launch('background');
+    const slot = await backgroundSlot;
+    if (slot && !slot.crashed) return slot;
+    backgroundSlot = undefined;
+    const reason = (lastLaunchError as Error | undefined)?.message ?? 'it stopped';
+    throw new PoolUnavailableError(`could not start the background Chromium: ${reason}`, DEFAULT_RETRY_AFTER_SECONDS, { cause: lastLaunchError });
+  }
+
+  /** Past its quota or idle, the background browser finishes what it runs and closes; the next background render starts another. */
+  function retireBackground(slot: BrowserSlot): void {
+    backgroundSlot = undefined;
+    draining.add(slot);
+    void slot
+      .idle()
+      .then(() => slot.close())
+      .finally(() => draining.delete(slot));
   }
 
   /**
@@ -291,6 +333,21 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           for (const slot of [...slots]) retire(slot);
         }, Math.max(50, Math.min(options.idleCloseMs, 30_000)));
   idleCheck?.unref();
+  let classCheck: Promise<void> | undefined;
+  const backgroundCheck = !idleBackground
+    ? undefined
+    : setInterval(() => {
+        const running = backgroundSlot;
+        if (!running || classCheck) return;
+        classCheck = running
+          .then(async (slot) => {
+            if (!slot) return;
+            if (performance.now() - lastBackgroundAt >= BACKGROUND_BROWSER_IDLE_MS) retireBackground(slot);
+            else if (slot.pid !== undefined) await moveTreeToIdleClass(slot.pid);
+          })
+          .finally(() => (classCheck = undefined));
+      }, BACKGROUND_CLASS_CHECK_MS);
+  backgroundCheck?.unref();
 
   async function withPage<T>(fn: (page: Page, cdp: CDPSession) => Promise<T>, withOptions: WithPageOptions): Promise<T> {
     lastActive = performance.now();
@@ -299,8 +356,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const started = performance.now();
     let handedOver = false;
     try {
-      await browsersReady();
-      const slot = slotFor(withOptions.tenant);
+      const inBackground = withOptions.background === true && idleBackground;
+      if (!inBackground) await browsersReady();
+      const slot = inBackground ? await backgroundBrowser() : slotFor(withOptions.tenant);
       counters.rendersTotal++;
       handedOver = true;
       const running = slot.run(({ page, cdp }) => fn(page, cdp), {
@@ -311,7 +369,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         reset: withOptions.reset,
         wake: withOptions.wake,
       });
-      retireIfSpent(slot);
+      if (inBackground) {
+        if (slot.renders >= restartAfterRenders && backgroundSlot) retireBackground(slot);
+      } else retireIfSpent(slot);
       return await running;
     } finally {
       lastActive = performance.now();
@@ -340,6 +400,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     if (closed) return;
     closed = true;
     clearInterval(idleCheck);
+    clearInterval(backgroundCheck);
+    const background = await backgroundSlot;
+    if (background) draining.add(background);
     admission.close(new Error('the browser pool is closed'));
     const all = [...slots, ...draining];
     await within(Promise.allSettled([...launches, ...all.map((slot) => slot.idle())]), closeTimeoutMs);

@@ -107,6 +107,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     maxQueue: config.RENDER_QUEUE_MAX,
     maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
     tenantShare: config.RENDER_ORG_SHARE,
+    idleBackground: config.BACKGROUND_RENDERS === 'idle',
     closeTimeoutMs: shutdownShareMs,
   });
   lifetime.defer(() => pool.close());

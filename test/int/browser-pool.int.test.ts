@@ -1,3 +1,4 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/shared/errors.js';
 import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { processTree } from '../../infrastructure/rendering/process-priority.js';
 import { BrowserCrashedError, PoolUnavailableError, RenderDeadlineError } from '../../infrastructure/rendering/pool-errors.js';
 
 const logger = pino({ level: 'silent' });
@@ -352,5 +354,48 @@ describe('browser pool lifecycle', () => {
     const closing = createBrowserPool({ logger });
     await closing.close();
     await expect(closing.withPage(async () => 'ran', { tenant: 'org-a', deadlineMs: 5_000 })).rejects.toBeInstanceOf(PoolUnavailableError);
+  });
+});
+
+describe('background renders in a browser of their own', () => {
+  /** The scheduling policy of every thread of every process under a browser (field 41 of /proc/<pid>/task/<tid>/stat; 5 is SCHED_IDLE). */
+  const policiesUnder = async (root: number) => {
+    const policies: { pid: number; thread: string; policy: number }[] = [];
+    for (const pid of await processTree(root)) {
+      for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+        const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+        if (!stat) continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        policies.push({ pid, thread: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), policy: Number(fields[41 - 3]) });
+      }
+    }
+    return policies;
+  };
+  const SCHED_OTHER = 0;
+  const SCHED_IDLE = 5;
+
+  it('runs them, and every process and thread their browser starts, in the idle class; renders clients wait for stay in the other browser', async () => {
+    const pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 2, idleBackground: true, logger });
+    try {
+      const shoot = (page: Page) => page.setContent('<p style="font-size:40px">row</p>').then(() => page.screenshot());
+      const client = await pool.withPage(async (page) => ({ pid: pidOf(page), shot: await shoot(page) }), { tenant: 'org-a', deadlineMs: 10_000 });
+      const background = await pool.withPage(async (page) => ({ pid: pidOf(page), shot: await shoot(page) }), { tenant: 'org-a', deadlineMs: 10_000, background: true });
+      expect(background.pid).toBeDefined();
+      expect(background.pid).not.toBe(client.pid);
+      expect((await sharp(background.shot).stats()).isOpaque).toBe(true);
+      // The browser, its zygotes, GPU, network and renderer processes, the renderer forked after the
+      // browser moved; Chromium moves some threads back itself, and the pool moves them again.
+      let notIdle: { thread: string; policy: number }[] = [];
+      for (const deadline = Date.now() + 8_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+        const idle = await policiesUnder(background.pid!);
+        expect(new Set(idle.map(({ pid }) => pid)).size).toBeGreaterThan(3);
+        notIdle = idle.filter(({ policy }) => policy !== SCHED_IDLE);
+        if (notIdle.length === 0) break;
+      }
+      expect(notIdle).toEqual([]);
+      expect((await policiesUnder(client.pid!)).filter(({ policy }) => policy !== SCHED_OTHER)).toEqual([]);
+    } finally {
+      await pool.close();
+    }
   });
 });
