@@ -27,6 +27,11 @@ export interface AdmissionQueueOptions {
    */
   readonly maxRunningBackgroundWhileBusy?: number;
   readonly busyWindowMs?: number;
+  /**
+   * Background renders run apart, in a browser of their own: they take none of the `capacity` of
+   * renders clients wait for, and `maxRunningBackground` alone bounds them.
+   */
+  readonly backgroundApart?: boolean;
   /** Seeds the Retry-After estimate until renders have been timed. */
   readonly initialRenderMs?: number;
 }
@@ -99,9 +104,15 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
   let closedWith: Error | undefined;
   let averageRenderMs = options.initialRenderMs ?? 1_000;
 
-  const runningOf = (tenant: string) => runningBy.get(tenant) ?? 0;
-  const mayRun = (tenant: string, background: boolean) =>
-    running < capacity && runningOf(tenant) < maxRunningPerTenant && (!background || runningBackground < backgroundRoom());
+  const apart = options.backgroundApart === true;
+  /** Whose renders a tenant's share counts: apart, its background renders have a share of their own. */
+  const shareOf = (tenant: string, background: boolean) => (apart && background ? `background\u0000${tenant}` : tenant);
+  const runningOf = (share: string) => runningBy.get(share) ?? 0;
+  const mayRun = (tenant: string, background: boolean) => {
+    if (apart && background) return runningBackground < backgroundRoom() && runningOf(shareOf(tenant, true)) < maxRunningPerTenant;
+    const occupied = apart ? running - runningBackground : running;
+    return occupied < capacity && runningOf(tenant) < maxRunningPerTenant && (!background || runningBackground < backgroundRoom());
+  };
 
   const retryAfterSeconds = () => Math.max(1, Math.ceil((((queued + running) / capacity) * averageRenderMs) / 1_000));
 
@@ -113,7 +124,8 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
   const grantTo = (tenant: string, background: boolean): Admission => {
     running++;
     if (background) runningBackground++;
-    runningBy.set(tenant, runningOf(tenant) + 1);
+    const share = shareOf(tenant, background);
+    runningBy.set(share, runningOf(share) + 1);
     let released = false;
     return {
       release() {
@@ -121,9 +133,9 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
         released = true;
         running--;
         if (background) runningBackground--;
-        const left = runningOf(tenant) - 1;
-        if (left === 0) runningBy.delete(tenant);
-        else runningBy.set(tenant, left);
+        const left = runningOf(share) - 1;
+        if (left === 0) runningBy.delete(share);
+        else runningBy.set(share, left);
         dispatch();
       },
     };
@@ -145,7 +157,6 @@ export const createAdmissionQueue = (options: AdmissionQueueOptions): AdmissionQ
   const dispatchFrom = (background: boolean): boolean => {
     const ofKind = linesOf(background);
     for (const [tenant, line] of ofKind) {
-      if (running >= capacity) return false;
       if (!mayRun(tenant, background)) continue;
       const waiter = line[0];
       if (!waiter) continue;

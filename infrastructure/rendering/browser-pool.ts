@@ -187,11 +187,13 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     maxQueuedPerTenant: Math.max(1, options.maxQueuedPerTenant ?? Math.ceil(maxQueue / 2)),
     maxRunningPerTenant: Math.max(1, Math.floor(capacity * (options.tenantShare ?? 0.75))),
     queueTimeoutMs: options.renderQueueTimeoutMs ?? 30_000,
-    // A render a client waits for always finds a free slot beside a batch, and while clients are
-    // asking, a batch keeps one render going so that theirs have the cores.
-    maxRunningBackground: Math.max(1, capacity - 1),
+    // A render a client waits for always finds a free slot beside a batch: apart, the batch has a
+    // browser of its own as large as the clients' one; sharing, it leaves one slot free. While
+    // clients are asking, a batch keeps one render going so that theirs have the cores.
+    maxRunningBackground: idleBackground ? capacity : Math.max(1, capacity - 1),
     maxRunningBackgroundWhileBusy: 1,
     busyWindowMs: BACKGROUND_YIELDS_FOR_MS,
+    backgroundApart: idleBackground,
   });
   const args = [
     ...CHROMIUM_ARGS,

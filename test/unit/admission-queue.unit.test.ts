@@ -79,6 +79,25 @@ describe('admission queue', () => {
     expect(thirdRow).toBe(true);
   });
 
+  it('apart, runs background renders beside every slot of the clients, bounded by their own room', async () => {
+    const queue = queueOf({ capacity: 2, maxRunningPerTenant: 2, maxRunningBackground: 2, maxRunningBackgroundWhileBusy: 1, busyWindowMs: 1_000, queueTimeoutMs: 5_000, backgroundApart: true });
+    const rows = [await queue.admit('a', { background: true }), await queue.admit('a', { background: true })];
+    // The batch's organization and another both render at once, in all the clients' slots.
+    const clients = [await queue.admit('a'), await queue.admit('b')];
+    expect(queue.stats()).toMatchObject({ running: 4, queued: 0 });
+    let thirdRow = false;
+    void queue.admit('a', { background: true }).then(() => (thirdRow = true));
+    rows[0]?.release();
+    await flush();
+    // Clients asked a moment ago: one row at a time.
+    expect(thirdRow).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_001);
+    rows[1]?.release();
+    await flush();
+    expect(thirdRow).toBe(true);
+    for (const client of clients) client.release();
+  });
+
   it('keeps room for other organizations: one organization runs at most its share', async () => {
     const queue = queueOf({ capacity: 3, maxRunningPerTenant: 2 });
     await queue.admit('flood');
