@@ -58,8 +58,8 @@ const MISS_RUN = { maxMs: 8_000, maxCount: { 1: 40, 4: 80, 8: 120 } satisfies Re
 const HIT_RUN = { 1: { maxMs: 2_500, maxCount: 800 }, 8: { maxMs: 3_500, maxCount: 5_000 } } as const;
 /**
  * Hits are measured in this many windows per concurrency and the median window (by hits per second)
- * is reported with the others beside it: the same code's rate moved by 15-25% between windows
- * seconds apart on this kind of machine, and one window read as the figure was one draw of that.
+ * is reported with the others beside it: the same code's rate moves a lot between windows seconds
+ * apart on this kind of machine, and one window read as the figure was one draw of that.
  */
 const HIT_WINDOWS = 3;
 /** One document at a time, a few times: each print takes a second or more. */

@@ -8,9 +8,9 @@ import { BOOKKEEPING } from './activity-options.js';
 export const videoTaskQueueOf = (taskQueue: string) => `${taskQueue}-video`;
 
 /*
- * Thirty seconds of 1080p take minutes on a small, busy machine, so the attempt's own bound is
- * long; a worker that dies is noticed by its missing heartbeats within seconds instead, and the
- * attempt starts again on another worker from the first frame of what it was rendering.
+ * A long 1080p video renders far slower than real time on a small, busy machine, so the attempt's
+ * own bound is long; a worker that dies is noticed by its missing heartbeats within seconds instead,
+ * and the attempt starts again on another worker from the first frame of what it was rendering.
  */
 const videoWork = {
   startToCloseTimeout: '30m',

@@ -2,10 +2,10 @@ import type { RenderAheadOutcome } from '../ports/metrics.js';
 
 /**
  * Renders begun before their workflow asks for them. A synchronous render's workflow starts (a
- * Temporal round trip) and charges (an append) before it renders: some 20 ms at one client during
- * which the browser sits idle and the caller waits. The process that runs the workflow's first task
- * (eager start hands it to this process's own worker) can begin the render as soon as the request is
- * recorded, and the workflow's produce step then takes it instead of rendering again.
+ * Temporal round trip) and charges (an append) before it renders, and meanwhile the browser sits
+ * idle and the caller waits. The process that runs the workflow's first task (eager start hands it
+ * to this process's own worker) can begin the render as soon as the request is recorded, and the
+ * workflow's produce step then takes it instead of rendering again.
  *
  * Nothing durable happens ahead: only the workflow stores the file, charges and records, so a crash,
  * a refused charge or a workflow that ran elsewhere leaves nothing but a render thrown away, which

@@ -32,8 +32,8 @@ const ConfigSchema = z.object({
   /** The render pool's browser: chrome-headless-shell (see DEFAULT_CHROMIUM_PATH for why not full Chromium). */
   CHROMIUM_PATH: z.string().default(DEFAULT_CHROMIUM_PATH),
   /**
-   * chrome-headless-shell, for video frames drawn on demand (a quarter less CPU per frame, no 60 Hz
-   * wait); empty, or absent from the machine: videos are captured on CHROMIUM_PATH's pages instead.
+   * chrome-headless-shell, for video frames drawn on demand (less CPU per frame, no 60 Hz wait);
+   * empty, or absent from the machine: videos are captured on CHROMIUM_PATH's pages instead.
    */
   VIDEO_CHROMIUM_PATH: z.string().default(DEFAULT_CHROMIUM_PATH),
   /** Containers under Docker's default seccomp profile cannot use Chromium's sandbox; isolation comes from the container then. */

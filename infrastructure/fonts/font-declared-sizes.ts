@@ -3,9 +3,9 @@ import { refuseFont } from './font-refusal.js';
 
 /*
  * A WOFF or WOFF2 file says in its header how large its tables are once inflated, and a parser
- * allocates that much before it can find out the file lies: 1.7 KB declaring a 1 GiB table cost a
- * gigabyte and seconds of inflating. The declared sizes are read here, without inflating anything,
- * and refused when no real font would declare them.
+ * allocates that much before it can find out the file lies: a file of a few kilobytes declaring a
+ * huge table costs that much memory and a long inflate. The declared sizes are read here, without
+ * inflating anything, and refused when no real font would declare them.
  */
 
 /** Larger than any single font face in use (a CJK face with every glyph is some 20 MB; Noto Color Emoji 10 MB). */

@@ -2,9 +2,9 @@ import { inflateSync } from 'node:zlib';
 import { refuseFont } from './font-refusal.js';
 
 /*
- * fontkit inflates WOFF tables in JavaScript, ten times slower than zlib: a WOFF face of 1.5 MB
- * took it seconds, past what a parse may take. Each table is inflated here by zlib instead, never
- * past the length the directory gives it, and fontkit reads the TTF or OTF the WOFF wraps.
+ * fontkit inflates WOFF tables in JavaScript, much slower than zlib: a large WOFF face could take it
+ * past what a parse may take. Each table is inflated here by zlib instead, never past the length
+ * the directory gives it, and fontkit reads the TTF or OTF the WOFF wraps.
  */
 
 const HEADER_BYTES = 44;

@@ -6,8 +6,8 @@
  * idle connections. No query of the service runs near `query_timeout`; long maintenance (index
  * builds of a rebuild) runs on connections of its own. Two connections of each pool stay open however
  * long the service sits idle: a request after a quiet spell would otherwise open its connections
- * again, each a new backend whose caches start cold (the first render after 12 s without requests,
- * median of 10: 79 -> 70 ms at one client).
+ * again, each a new backend whose caches start cold, and the first render after the pause would be
+ * the slower for it.
  */
 export const CONNECTION_BOUNDS = {
   connectionTimeoutMillis: 5_000,

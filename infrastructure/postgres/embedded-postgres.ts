@@ -43,9 +43,9 @@ const MAX_SOCKET_PATH = 100;
 /**
  * Where a server on the loopback address also listens on a unix socket: its own cluster folder,
  * which only its owner (and root) can enter. A round trip over the socket skips TCP's loopback
- * path: `select 1` took 25-38 µs of the client's CPU against 32-60 over TCP here, and a cache hit
- * makes one or two. None when the path is too long for a socket or holds a character the setting
- * would split on; the clients then use TCP as before.
+ * path and costs the client less CPU, and a cache hit makes one or two. None when the path is too
+ * long for a socket or holds a character the setting would split on; the clients then use TCP as
+ * before.
  */
 const socketFolderOf = (clusterDir: string, host: string, port: number): string | null =>
   host === LOOPBACK && `${clusterDir}/.s.PGSQL.${port}`.length <= MAX_SOCKET_PATH && !/[\s,'"\\]/.test(clusterDir) ? clusterDir : null;

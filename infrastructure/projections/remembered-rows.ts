@@ -8,7 +8,7 @@ import type { DocumentSource, TableChanges } from './document-projection.js';
  * transaction. So a runner whose batches land where it left the checkpoint folds the next batch from
  * these rows without reading them back: a render's result row is read at its completion, its
  * account's row at every charge and completion, and under load each read is a query of MikroORM's
- * (~0.9 ms of node CPU and a round trip) on the path of the answer that waits for the read models.
+ * (node CPU and a round trip) on the path of the answer that waits for the read models.
  *
  * A row held as null is known to be absent.
  */

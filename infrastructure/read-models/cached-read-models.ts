@@ -57,7 +57,7 @@ export const cachedTemplateReadModel = (inner: TemplateReadModel, feed: CommitFe
  * the projection commits an event that may change that row (a charge, a stored file, an upload),
  * so a cached row is never older than the table. Where this process's runner wrote the new row, the
  * cache takes it as written: every render charges and stores a file, and an organization rendering
- * one at a time would otherwise read its account back from the table for each (~2 ms at one client).
+ * one at a time would otherwise read its account back from the table for each, on its answer's path.
  */
 export const cachedAccountReadModel = (inner: AccountReadModel, feed: CommitFeed, max = 10_000): AccountReadModel => {
   const keys = createInvalidatingCache<ApiKeyView>(max);

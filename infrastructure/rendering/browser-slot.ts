@@ -194,7 +194,7 @@ export const launchBrowserSlot = async (options: BrowserSlotOptions): Promise<Br
       const alike = idleLanes.findLastIndex((lane) => lane.tenant === tenant && lane.affinity === affinity);
       const index = alike >= 0 ? alike : idleLanes.findLastIndex((lane) => lane.tenant === tenant);
       if (index >= 0) return idleLanes.splice(index, 1)[0] as Lane;
-      // A page of this tenant's about to be free costs a few milliseconds; a new one, a new renderer process.
+      // A page of this tenant's about to be free costs a short wait; a new one, a new renderer process.
       const soon = [...settling].filter(([lane]) => lane.tenant === tenant).map(([, settled]) => settled);
       if (soon.length === 0) break;
       await Promise.race(soon);

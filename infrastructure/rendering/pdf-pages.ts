@@ -16,9 +16,9 @@ const PROBE_WORLD = 'pdf-page-probe';
 
 /*
  * Chromium paginates the whole document whichever pages it is asked to print, in time that grows
- * faster than the page count (20,000 forced breaks take 13 s untagged, 26 s tagged): a template that
- * forces tens of thousands of breaks would hold a page for minutes. Forced breaks are counted before
- * printing, in print media and in a world of its own that the page's scripts cannot fake. Two
+ * faster than the page count (and faster still for a tagged PDF): a template that forces tens of
+ * thousands of breaks would hold a page far past any render's deadline. Forced breaks are counted
+ * before printing, in print media and in a world of its own that the page's scripts cannot fake. Two
  * counted breaks may make one (an element's break-after meeting the next one's break-before), so
  * only twice the limit refuses here; a document between that and the limit is caught by the count
  * of printed pages.

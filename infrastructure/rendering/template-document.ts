@@ -9,28 +9,27 @@ import { TIMED_OUT, within } from './within.js';
  * Not page.setContent: it writes into the page's one document, whose realm outlives the write, so
  * the previous render's globals, timers and animation frames carry over, and a template declaring
  * `const x` fails the second time it renders on the same page. Not a navigation per render either:
- * it costs about twice the capture itself.
+ * it costs more than the capture itself.
  *
  * Instead the page is a host; a render adds an iframe (a fresh realm, same process, no trip to the
  * network) covering the viewport, writes its document into the frame's initial empty document, and
  * the page's reset removes it with everything its document started. Written, not given as srcdoc: a
- * srcdoc is a navigation, which Chromium's browser process commits for every render (measured with
- * 4 pages of the benchmark card: 42-45 ms of Chromium CPU per render with srcdoc, 36 written; raw
- * setContent 27-30); an empty iframe made in advance and then given a srcdoc cost a second
- * navigation on top. A written frame still fires its load event once its images, stylesheets and
- * scripts have loaded, which is what a render waits for. The host's own scripts run in an isolated
- * world, so nothing a template changes in the page's JavaScript can touch them.
+ * srcdoc is a navigation, which Chromium's browser process commits for every render, at a cost in
+ * Chromium's CPU that a written frame does not pay; an empty iframe made in advance and then given a
+ * srcdoc cost a second navigation on top. A written frame still fires its load event once its
+ * images, stylesheets and scripts have loaded, which is what a render waits for. The host's own
+ * scripts run in an isolated world, so nothing a template changes in the page's JavaScript can
+ * touch them.
  *
  * A document no script can run in (script-free-markup.ts) skips the fresh realm: it is written into
  * the host's one sandboxed frame, where the browser runs no script whatever the markup says, and which
  * is rewritten from render to render. A realm no script ever ran in has nothing to carry over, and the
- * new frame was the dearest part of a render (the benchmark card, one warm page: 48-53 ms of Chromium
- * CPU per render in a new frame, 38 in the reused sandboxed one, 37-38 with raw setContent). The reset
- * blanks it, so nothing of the last document (an animation, a video) runs on between renders. A
- * document keeps every image it loaded for its whole life, whatever the image's cache headers say,
- * and a rewrite does not end that life: so a document that fetched anything (an upload since deleted,
- * a remote image since changed) has its frame removed by the reset instead, and the next script-free
- * render starts a new one.
+ * new frame was the dearest part of a render: rewriting the reused sandboxed frame costs Chromium
+ * about what a raw setContent does. The reset blanks it, so nothing of the last document (an
+ * animation, a video) runs on between renders. A document keeps every image it loaded for its
+ * whole life, whatever the image's cache headers say, and a rewrite does not end that life: so a
+ * document that fetched anything (an upload since deleted, a remote image since changed) has its
+ * frame removed by the reset instead, and the next script-free render starts a new one.
  *
  * Videos, which pose the main frame on a virtual clock, and paged PDFs, printed from the main frame,
  * still navigate to their document.

@@ -4,7 +4,7 @@ import type { Clock, IdGenerator } from '../../application/ports/clock.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** Random bytes are drawn this many ids at a time: a call into the system's generator per id cost 2.5% of a cache hit's CPU. */
+/** Random bytes are drawn this many ids at a time: a call into the system's generator per id showed in a cache hit's CPU. */
 const IDS_PER_DRAW = 256;
 const RANDOM_BYTES_PER_ID = 16;
 

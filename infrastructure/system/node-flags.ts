@@ -3,10 +3,10 @@
  * image's CMD, docker-compose's commands and the benches' npm start (scripts/bench/npm-start-service.ts); test/unit/node-flags.unit.test.ts checks the first four.
  *
  * --max-semi-space-size=16: young generations of 16 MB semi-spaces. Left to itself V8 sizes them from
- * the heap limit (64 MB here, a 128 MB new space), in each isolate: the main thread's and the Temporal
- * workflow thread's, whose old space also climbs by some 90 MB between collections. Pages V8 frees stay
- * mapped, so the process's RSS followed the highest sum of both heaps yet reached and kept creeping up
- * under a steady load (bench:soak, 12 minutes: +2.1 MB/min after the warm-up, 790 MB). With 16 MB
- * semi-spaces V8's resident pages stay flat after the warm-up and the process is 190 MB smaller.
+ * the heap limit, several times larger, in each isolate: the main thread's and the Temporal workflow
+ * thread's, whose old space also climbs a long way between collections. Pages V8 frees stay mapped,
+ * so the process's RSS followed the highest sum of both heaps yet reached and kept creeping up under
+ * a steady load (bench:soak). With 16 MB semi-spaces V8's resident pages stay flat after the warm-up
+ * and the process's RSS is much smaller.
  */
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16'] as const;

@@ -103,11 +103,11 @@ const CACHE_BOUNDS = ['history.hostLevelCacheMaxSize=4096', 'history.cacheTTL="5
 /*
  * SQLite's default rollback journal creates, syncs and deletes a journal file for every
  * transaction, and a workflow is several: a write-ahead log appends to one file and syncs it at
- * checkpoints. Measured with 8 clients of cache-miss renders (three runs of each): the server's
- * CPU per render 22-26 ms -> 15-16 ms, renders 12.5-14.4/s -> 16.6-17.4/s. A commit survives the
- * server being killed (it is in the log the moment it returns); only a power loss can take back
- * the last moments, and then what the event log holds wins: the pending-request repair starts again
- * a workflow whose start was lost, and a workflow run again charges and records nothing twice.
+ * checkpoints, which spares the server CPU on every render and lets more renders through. A commit
+ * survives the server being killed (it is in the log the moment it returns); only a power loss can
+ * take back the last moments, and then what the event log holds wins: the pending-request repair
+ * starts again a workflow whose start was lost, and a workflow run again charges and records
+ * nothing twice.
  */
 const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
 

@@ -74,10 +74,9 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutco
      * and that is how nearly every request is answered in a process that runs workflows. Temporal's
      * long poll for the workflow's end is the fallback, for a request another worker runs: it starts
      * only after TEMPORAL_POLL_AFTER_MS without a word from the local worker. Started at once and
-     * cancelled when the local outcome came, it cost ~3 ms of this process's CPU (grpc-js builds the
-     * cancelled call's error, stack and all) and ~1.5 ms of the Temporal server's per request: two
-     * services side by side under the same load, 140 -> 133 ms of CPU per render with render-steps'
-     * settled reads. A process without a worker polls at once.
+     * cancelled when the local outcome came, it cost CPU on every request, this process's (grpc-js
+     * builds the cancelled call's error, stack and all) and the Temporal server's, for an answer that
+     * nearly always comes from the local worker. A process without a worker polls at once.
      */
     async waitForOutcome(requestId, timeoutMs) {
       const local = localOutcomes?.listen(requestId);

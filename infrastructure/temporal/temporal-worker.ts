@@ -16,10 +16,9 @@ const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.m
  * Workflow spans (RunWorkflow, StartActivity) are made by interceptors inside the bundle, and they
  * carry the trace to the activities in Temporal's headers. Only a traced bundle has them: the
  * sandbox evaluates every module a workflow imports again for each workflow, and OpenTelemetry's
- * ~200 modules plus the spans they make cost a third of the worker's CPU per render (measured:
- * 51 -> 35 ms of node CPU per render, 11.6 -> 14.5 renders/s at 8 clients), for spans that go
- * nowhere with tracing off. Neither kind adds a command to a history, so a workflow started under
- * one replays under the other.
+ * hundreds of modules plus the spans they make are a large share of the worker's CPU per render,
+ * for spans that go nowhere with tracing off. Neither kind adds a command to a history, so a
+ * workflow started under one replays under the other.
  */
 const workflowTracingInterceptors = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
@@ -27,16 +26,15 @@ const workflowTracingInterceptors = createRequire(import.meta.url).resolve('@tem
  * How this process's workers run workflows, where the SDK is patched (patches/@temporalio+worker+*.patch,
  * applied by npm install's postinstall; the SDK has no option for the first two):
  * - No watchdog thread per call into the sandbox. Temporal runs every call (several per activation)
- *   under node:vm's `timeout`, and Node starts and joins a thread for each (nodejs/node#47739): 7 ms
- *   of CPU per render, and 14% more renders two cores make without it (two services side by side
- *   under the same load).
+ *   under node:vm's `timeout`, and Node starts and joins a thread for each (nodejs/node#47739):
+ *   CPU on every render that two cores then cannot spend on renders.
  * - No stack trace per workflow promise. For its stack trace queries the SDK hooks every promise a
  *   workflow makes and builds an Error with a source-mapped stack for it; the queries then answer
  *   empty (a stuck workflow is found from its history and the worker's logs instead).
  * - Workflows on the process's main thread (the SDK's `debugMode`, whose only other effect is the
  *   timeout above): no structured clone of every activation and its result to a worker thread and
  *   back. Without the promise hook nothing slows the main thread's own promises.
- * The last two together, side by side (two runs): 36 -> 30 ms of node CPU per render, 5-10% more renders.
+ * The last two together spare node CPU on every render, which two cores turn into more renders.
  * What the watchdog and the thread guarded against is a workflow that never yields: the workflows
  * are this repository's own deterministic code (no template runs there), replayed against recorded
  * histories in its tests, and the server still times such a task out. Should the SDK be installed

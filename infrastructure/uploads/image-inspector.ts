@@ -16,8 +16,8 @@ const RASTER_SIGNATURES: readonly [(bytes: Buffer) => boolean, ImageUploadType][
 const SNIFFED_TEXT_BYTES = 4096;
 
 /**
- * Below the 20 MB of any upload: every SVG is parsed into a DOM to be sanitized, which took some
- * seconds for 5 MB on a small machine; drawings and logos are kilobytes, detailed maps a few MB.
+ * Below the 20 MB of any upload: every SVG is parsed into a DOM to be sanitized, which is slow for
+ * large files on a small machine; drawings and logos are kilobytes, detailed maps a few MB.
  */
 export const MAX_SVG_BYTES = 5 * 1024 * 1024;
 

@@ -24,7 +24,7 @@ const ROOT_DECLARATIONS = new Map([
 
 /**
  * Attributes that hold only numbers and path commands, never a URL: DOMPurify's URL check (a copy
- * of the value without white space, then a regular expression) cost seconds on a path of megabytes.
+ * of the value without white space, then a regular expression) is slow on a path of megabytes.
  * The hook below still reads them.
  */
 const GEOMETRY_ATTRIBUTES = ['d', 'points', 'transform', 'viewbox'];

@@ -3,16 +3,16 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { refuseImage } from './image-refusal.js';
 
 /*
- * Building a DOM of an SVG costs far more than its bytes suggest: thousands of nested groups took
- * seconds per request and gigabytes before anything could refuse them. One pass of an XML tokenizer
- * costs time linear in the size and keeps nothing, so the shape is checked that way first.
+ * Building a DOM of an SVG costs far more than its bytes suggest: thousands of nested groups held
+ * a request long and took vast memory before anything could refuse them. One pass of an XML
+ * tokenizer costs time linear in the size and keeps nothing, so the shape is checked that way first.
  */
 
 /** Real drawings nest a few dozen groups deep; thousands of levels serve only to exhaust a parser. */
 export const MAX_SVG_DEPTH = 256;
 /**
- * Detailed illustrations stay well under this. Building and sanitizing the DOM of 20,000 elements
- * took a few seconds on a small machine, 50,000 up to the time limit of a parse: past it is a DOM bomb.
+ * Detailed illustrations stay well under this. Building and sanitizing a DOM of this many elements
+ * still fits within a parse's time limit on a small machine; far past it is a DOM bomb.
  */
 export const MAX_SVG_ELEMENTS = 20_000;
 

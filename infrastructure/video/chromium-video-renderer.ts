@@ -31,7 +31,7 @@ export interface ChromiumVideoRendererOptions {
 }
 
 /**
- * What one frame may take on average before the page's deadline ends the video: ten times a
+ * What one frame may take on average before the page's deadline ends the video: far above a
  * 1080p frame's cost on a busy two-core machine, so only a page that stopped drawing reaches it.
  */
 const FRAME_BUDGET_MS = 1_000;

@@ -34,7 +34,7 @@ const lerp = (quality: number, best: number, worst: number) => Math.round(worst 
 /*
  * Frames arrive as full-range BT.601 JPEG (or RGB PNG); players assume limited range, so the range
  * is converted. The BT.601 matrix is kept and tagged rather than converted to BT.709: players honour
- * the tag, and a matrix conversion costs a quarter of ffmpeg's time per 1080p frame. Both codecs
+ * the tag, and a matrix conversion is a large share of ffmpeg's time per 1080p frame. Both codecs
  * need even sizes in yuv420p: an odd edge gains one pixel of padding rather than losing content.
  */
 const filtersFor = (crop: EncoderOptions['crop']) => [
@@ -48,13 +48,13 @@ const COLOUR_TAGS = ['-colorspace', 'smpte170m', '-color_primaries', 'bt709', '-
 
 /*
  * x264's veryfast with the cheapest motion search (diamond, one refinement): motion graphics move
- * in straight lines that it finds as well, for a sixth less encoding CPU and ~6% larger files at the
+ * in straight lines that it finds as well, for less encoding CPU and slightly larger files at the
  * same quality, which is what lets 1080p encode beside its capture in real time on two cores.
  */
 const codecOptions = ({ format, quality, x264Preset = 'veryfast' }: EncoderOptions): string[] =>
   format === 'mp4'
     ? ['-c:v', 'libx264', '-preset', x264Preset, '-x264-params', 'me=dia:subme=1', '-crf', String(lerp(quality, 18, 40)), '-movflags', '+faststart']
-    : // Realtime VP9 with row threading: the slower modes take minutes for seconds of 1080p video.
+    : // Realtime VP9 with row threading: the slower modes encode 1080p far slower than real time.
       ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-crf', String(lerp(quality, 24, 50)), '-b:v', '0'];
 
 /**

@@ -29,7 +29,7 @@ const concatenate = (listFile: string, output: string, format: VideoFormat) =>
 /**
  * Joins segments with ffmpeg's concat demuxer and a stream copy: every segment was encoded on its
  * own and starts on a key frame, so the joined file decodes to exactly the segments' frames, and
- * joining costs a remux (milliseconds per second of video), not an encode.
+ * joining costs a remux, not an encode.
  */
 export const createFfmpegSegmentJoiner = (options: SegmentJoinerOptions = {}): VideoJoiner => ({
   async join(segments: readonly Buffer[], format: VideoFormat): Promise<RenderedFile> {

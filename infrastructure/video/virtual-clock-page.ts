@@ -68,7 +68,7 @@ const DRAW_RETRY_MS = 10;
 
 /**
  * Draws one frame of a page under begin-frame control and captures it in the same call. Right after
- * a navigation the compositor may have no surface to show yet (a few frames, ~50 ms here), and
+ * a navigation the compositor may have no surface to show yet (for a few frames), and
  * answers without a screenshot: a later frame has it.
  */
 const drawFrame = async (session: CDPSession, quality: number): Promise<string> => {

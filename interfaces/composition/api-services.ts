@@ -36,7 +36,7 @@ import { healthCheck } from './health.js';
 /**
  * Uploaded fonts and SVGs are parsed in worker threads that are killed past these limits. One
  * thread where the machine has two cores, so the requests' thread and renders keep a core; a
- * sanitized SVG at the element limit took a few seconds there, well inside the time limit.
+ * sanitized SVG at the element limit still finishes there well inside the time limit.
  */
 const PARSING_LIMITS = {
   threads: Math.min(2, Math.max(1, availableParallelism() - 1)),

@@ -30,11 +30,11 @@ const levelOf = (statusCode: number, aborted: boolean): Level => (aborted || sta
  * headers, and its time in ms.
  *
  * pino-http did the same and bound the whole serialized, redacted request into a child logger for
- * every request, whether or not its line would be written: 7% of the service's CPU per cache hit
- * (interleaved A/B, hits at c8). Here the request is serialized only for a line that is written,
- * and the request's child logger is made only when something logs through it: `req.log` is an
- * accessor on the app's request prototype, defined once, since making the child cost about 1.5%
- * of a cache hit's CPU whether or not a line was written.
+ * every request, whether or not its line would be written: a visible share of the service's CPU
+ * per cache hit. Here the request is serialized only for a line that is written, and the request's
+ * child logger is made only when something logs through it: `req.log` is an accessor on the app's
+ * request prototype, defined once, since making the child cost CPU on every hit whether or not a
+ * line was written.
  */
 export const useRequestLogging = (app: Express, logger: Logger): void => {
   const logOf = (req: LoggedRequest): Logger => (req[REQUEST_LOG] ??= logger.child({ reqId: req.id }));

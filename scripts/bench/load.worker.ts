@@ -39,8 +39,8 @@ const wallNow = () => performance.timeOrigin + performance.now();
 
 /*
  * node:http on kept-alive sockets rather than fetch: the client shares the service's two cores, and
- * fetch (undici's WHATWG layer: streams, Headers, an AbortSignal per call) cost about 1 ms of CPU per
- * request here, a third of a cache hit's whole cost, measured as if it were the service's headroom.
+ * fetch (undici's WHATWG layer: streams, Headers, an AbortSignal per call) costs CPU per request on
+ * the scale of a cache hit's own, which would be measured as if it were the service's headroom.
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 

@@ -29,7 +29,7 @@ export const startNpmStartService = async ({ dataDir, port, apiKey }: { dataDir:
       HOST: '127.0.0.1',
       BOOTSTRAP_API_KEY: apiKey,
       DEFAULT_PLAN_CREDITS: '100000000',
-      // Every render stores a file: a 1 GiB plan fills in about twenty minutes of a soak and the rest would be 402s.
+      // Every render stores a file: a 1 GiB plan fills during a soak and the rest would be 402s.
       DEFAULT_UPLOADS_BYTES: String(1024 ** 4),
       // Per-key limits counted as deployed, never reached by the bench's clients.
       RATE_LIMIT_DEFAULT: '1000000000',

@@ -22,9 +22,9 @@ import path from 'node:path';
  * Membership is sticky: a process keeps its family when it is reparented out of the tree. Not
  * counted: Chromium's crashpad handlers, which detach to init at start and sleep.
  *
- * Checked against the kernel's own accounting (a cpuacct cgroup holding a puppeteer script): 40
- * captures each in a fresh context (a renderer started and killed per capture) measured 22.23
- * CPU-s here and 22.20 in the cgroup; 40 on one warm page 1.44 and 1.41.
+ * Checked against the kernel's own accounting (a cpuacct cgroup holding a puppeteer script), with
+ * captures each in a fresh context (a renderer started and killed per capture) and on one warm page:
+ * the two agree.
  *
  * The node process itself is not read here but with process.cpuUsage(), which is exact to the
  * microsecond; its cutime would include reaped Chromium browsers, which belong to Chromium.

@@ -71,7 +71,7 @@ export const createRequestRender = (deps: RequestRenderDeps) => {
     const sync = !input.webhookUrl && !asynchronous;
     if (sync) waitingRoom.assertRoom();
 
-    // Begun before the request's append (~2 ms at one client) rather than after it: nothing durable
+    // Begun before the request's append (a database round trip) rather than after it: nothing durable
     // happens ahead, and a request that goes no further throws its render away.
     const abandonAhead = sync ? deps.renderAhead?.(requested) : undefined;
     try {
