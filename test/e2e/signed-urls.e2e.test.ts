@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
  * Signed GET /img URLs on the whole stack (PostgreSQL, Temporal, Chromium): URLs signed the way the
- * README tells a client to, with nothing but the URL in the request; tampered, expired, revoked and
+ * docs/signed-urls.md tells a client to, with nothing but the URL in the request; tampered, expired, revoked and
  * foreign ones refused before anything is recorded or charged; caching headers; the organization
  * setting that refuses ?apiKey=; and logs that never hold a signature or a secret.
  */
@@ -24,7 +24,7 @@ const logLines: string[] = [];
 /** Every signature and secret the test saw: none may reach a log line. */
 const secrets: string[] = [];
 
-/** The README's Node signer, as a client would write it: independent of the service's own code. */
+/** The Node signer of docs/signed-urls.md, as a client would write it: independent of the service's own code. */
 const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 const signedImageUrl = ({ templateId: template, format = 'jpg', values, expires, keyId, secret }: {
   templateId: string;

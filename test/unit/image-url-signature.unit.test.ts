@@ -65,7 +65,7 @@ describe('image URL signatures', () => {
     expect(signatureMatches(SECRET, parts, signature)).toBe(true);
   });
 
-  it('are the ones the README shell recipe makes with openssl', async () => {
+  it('are the ones the shell recipe of docs/signed-urls.md makes with openssl', async () => {
     const pairs = canonicalQuery(parts.values);
     const { stdout } = await run('sh', [
       '-c',
