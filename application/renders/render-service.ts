@@ -1,12 +1,13 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import type { RequestContext } from '../shared/request-context.js';
+import { checkRender, type CheckRenderInput } from './check-render/check-render.js';
 import type { RenderAnswer, RenderInput } from './request-render/render-input.js';
 import type { CacheHits } from './request-render/answer-from-cache.js';
 import { createRequestRender, type RequestRenderDeps } from './request-render/request-render.js';
 
 export type RenderService = ReturnType<typeof createRenderService>;
 
-/** Renders as the edges call them: request one, and read the file of a finished one. */
+/** Renders as the edges call them: request one, check one without rendering it, and read the file of a finished one. */
 export const createRenderService = (deps: RequestRenderDeps) => {
   const requestRender = createRequestRender(deps);
   return {
@@ -18,5 +19,8 @@ export const createRenderService = (deps: RequestRenderDeps) => {
     },
 
     render: (context: RequestContext, input: RenderInput, hits?: CacheHits): Promise<RenderAnswer> => requestRender(context, input, hits),
+
+    /** The render's data checked as the render would check it; nothing rendered, recorded or charged. */
+    check: (context: RequestContext, input: CheckRenderInput) => checkRender(deps, context, input),
   };
 };

@@ -4,6 +4,7 @@ import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js'
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, knownError, toErrorBody } from '../http/error-mapping.js';
 import { findBadInput, findBadPath } from '../http/input-guard.js';
+import { bearerAsApiKey, mcpEndpoint } from '../mcp/mcp-route.js';
 import { MAX_TRPC_BATCH, mountTrpc } from '../trpc/mount.js';
 import { accountRouter } from './account-router.js';
 import { apiKeyAuth, optionalApiKeyAuth } from './auth.js';
@@ -88,6 +89,7 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir, trustPro
   if (studioDir) app.use(studioRouter(studioDir));
   app.use(imageRouter(services, limited));
   app.use(deprecationHeaders());
+  app.use('/mcp', bearerAsApiKey, apiKeyAuth(services), limited, mcpEndpoint(services));
   // Renders first: the hottest route (every cache hit) is matched before the other routers' routes are tried.
   app.use('/api', apiKeyAuth(services), limited, renderRouter(services), templatesRouter(services), batchesRouter(services), resultsRouter(services), accountRouter(services), uploadsRouter(services), urlSigningRouter(services), v1Router(services), auditRouter(services));
 

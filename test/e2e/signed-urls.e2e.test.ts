@@ -7,7 +7,7 @@ import { expectError } from '../support/expect-error.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
- * Signed GET /img URLs on the whole stack (PostgreSQL, Temporal, Chromium): URLs signed the way the
+ * Signed GET /img URLs on the whole stack (PostgreSQL, Temporal, Chromium): URLs signed the way
  * docs/signed-urls.md tells a client to, with nothing but the URL in the request; tampered, expired, revoked and
  * foreign ones refused before anything is recorded or charged; caching headers; the organization
  * setting that refuses ?apiKey=; and logs that never hold a signature or a secret.
