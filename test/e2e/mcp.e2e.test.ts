@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -74,8 +76,18 @@ const download = async (href: string) => {
 
 const creditsUsed = async () => (await app.call('GET', '/api/v1/usage')).body.credits.used as number;
 
+/** A page of the test's own, on loopback, which the app is told it may capture. */
+let page: Server;
+let pageUrl: string;
+
 beforeAll(async () => {
-  app = await startTestApp({ rendering: 'worker' });
+  page = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end('<!doctype html><html><body style="margin:0;background:#ff0000"><h1>captured</h1></body></html>');
+  });
+  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+  pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
+  app = await startTestApp({ rendering: 'worker', env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
   const created = await app.call('POST', '/api/v2/my-templates', { body: { name: 'MCP card', width: 160, height: 90, editor: 'html-editor', outputFormat: 'png' } });
   expect(created.status).toBe(200);
   cardId = created.body.identifier;
@@ -88,6 +100,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled(clients.map((client) => client.close()));
   await app?.close();
+  await new Promise((resolve) => page?.close(resolve));
 });
 
 describe('the MCP server', () => {
@@ -133,6 +146,20 @@ describe('the MCP server', () => {
     expect(image.mimeType).toBe('image/png');
     const metadata = await sharp(Buffer.from(image.data, 'base64')).metadata();
     expect({ format: metadata.format, width: metadata.width, height: metadata.height }).toEqual({ format: 'png', width: 160, height: 90 });
+  });
+
+  it('takes a screenshot of a page, charged one credit', async () => {
+    const client = await connect(app.apiKey);
+    const used = await creditsUsed();
+    const shot = await ok(client, 'take_screenshot', { url: pageUrl, width: 320, height: 200 });
+    const file = await download(shot.href);
+    expect(file.type).toBe('image/png');
+    const { data, info } = await sharp(file.bytes).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([320, 200]);
+    // The page's red background, below its heading.
+    const at = (190 * info.width + 300) * info.channels;
+    expect([data[at], data[at + 1], data[at + 2]]).toEqual([255, 0, 0]);
+    expect(await creditsUsed()).toBe(used + 1);
   });
 
   it('validates data without rendering or charging: an unknown key is named, a merge field left out is listed', async () => {
