@@ -184,7 +184,7 @@ const newRow = (event: RecordedEvent<RenderEvent>, batch: BatchRowRef | null): H
       requestedAt: data.requestedAt,
       template: null,
       url: data.capture.url,
-      format: data.capture.kind === 'pdf' ? 'pdf' : 'png',
+      format: data.capture.kind === 'pdf' ? 'pdf' : (data.capture.format ?? 'png'),
       data: null,
       request: data.request,
       dataFrom: null,

@@ -72,7 +72,7 @@ const requestedCaptureResult = (data: CaptureRequested['data']): ResultState => 
   templateName: '',
   templateVersion: null,
   url: data.capture.url,
-  format: data.capture.kind === 'pdf' ? 'pdf' : 'png',
+  format: data.capture.kind === 'pdf' ? 'pdf' : (data.capture.format ?? 'png'),
   dataFrom: null,
   cacheKey: null,
   batchName: null,

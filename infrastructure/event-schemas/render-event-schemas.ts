@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAPTURE_KINDS, PDF_FORMAT_NAMES } from '../../domain/renders/capture-events.js';
+import { CAPTURE_KINDS, COLOR_SCHEMES, PDF_FORMAT_NAMES, SCREENSHOT_FORMATS } from '../../domain/renders/capture-events.js';
 import { PDF_STANDARDS } from '../../domain/renders/pdf-standards.js';
 import type { RenderEvent } from '../../domain/renders/render-events.js';
 import { EDITORS, OUTPUT_FORMATS } from '../../domain/templates/template-settings.js';
@@ -40,6 +40,16 @@ const captureSpec = z.object({
   pdfFormat: z.enum(PDF_FORMAT_NAMES).nullable(),
   fileName: z.string(),
   expires: z.number().int().nullable(),
+  // Optional rather than a new version: captures requested before them read as their defaults (a PNG of the viewport, as then).
+  fullPage: z.boolean().optional(),
+  scrollPage: z.boolean().optional(),
+  waitForSelector: z.string().optional(),
+  selector: z.string().optional(),
+  format: z.enum(SCREENSHOT_FORMATS).optional(),
+  quality: z.number().int().optional(),
+  deviceScaleFactor: z.number().optional(),
+  colorScheme: z.enum(COLOR_SCHEMES).optional(),
+  blockAds: z.boolean().optional(),
 });
 
 const renderRequested = z.object({

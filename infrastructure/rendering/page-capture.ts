@@ -1,9 +1,19 @@
 import type { CDPSession, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import type { PageCapturer } from '../../application/ports/page-capture.js';
 import type { RenderedFile } from '../../application/ports/render-engine.js';
-import { PDF_FORMATS, type CaptureSpec } from '../../domain/renders/capture-events.js';
+import sharp from 'sharp';
+import {
+  CAPTURE_EXTRA_KEYS,
+  captureExtrasOf,
+  FULL_PAGE_MAX_HEIGHT,
+  PDF_FORMATS,
+  SCREENSHOT_PIXEL_BUDGET,
+  type CaptureExtras,
+  type CaptureSpec,
+} from '../../domain/renders/capture-events.js';
 import { outputContentType } from '../../domain/renders/output-formats.js';
 import { validationError } from '../../domain/shared/errors.js';
+import type { AdBlocking } from './ad-blocking.js';
 import type { BrowserPool } from './browser-pool.js';
 import { encodeImage } from './image-encoder.js';
 import { fitViewport } from './page-viewport.js';
@@ -19,9 +29,21 @@ export interface PageCaptureOptions {
   readonly maxPdfPages: number;
 }
 
-/** Milliseconds a capture may hold its page at most: every phase's bound, plus the client's wait. */
+/** The extension options a capture may have; a capture with none takes the path captures always took. */
+const hasExtras = (spec: CaptureExtras): boolean => CAPTURE_EXTRA_KEYS.some((key) => spec[key] !== undefined);
+
+/**
+ * Milliseconds a capture may hold its page at most: every phase's bound, plus the client's wait.
+ * waitForSelector waits at most one more navigation bound, scrollPage and blockAds (the consent
+ * pop-up's answer) at most one more capture bound each.
+ */
 const captureLimitMs = (options: Pick<PageCaptureOptions, 'navigationTimeoutMs' | 'captureTimeoutMs'>, spec: CaptureSpec) =>
-  options.navigationTimeoutMs + spec.waitTime + options.captureTimeoutMs;
+  options.navigationTimeoutMs +
+  spec.waitTime +
+  options.captureTimeoutMs +
+  (spec.waitForSelector !== undefined ? options.navigationTimeoutMs : 0) +
+  (spec.scrollPage ? options.captureTimeoutMs : 0) +
+  (spec.blockAds ? options.captureTimeoutMs : 0);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,6 +144,166 @@ const capturePage = async (page: Page, cdp: CDPSession, spec: CaptureSpec, optio
 };
 
 /**
+ * Scrolls the page down a viewport at a time, waiting for what each step starts loading, to the bottom
+ * (or FULL_PAGE_MAX_HEIGHT, so a page that grows forever stops there) or until `deadline`, then back
+ * to the top. Runs in the page's own world: a page may fight it (override scrollTo), and is then captured as it stands.
+ */
+const scrollThrough = async (page: Page, deadline: number): Promise<void> => {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) return;
+  // Bounded here too: the page's world is the page's, whose timers may never fire.
+  const scrolled = page.evaluate(
+    async (maxHeight: number, budgetMs: number) => {
+      const end = Date.now() + budgetMs;
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      const step = Math.max(window.innerHeight, 100);
+      // Images in or near the viewport still loading (a lazy image further away is not complete either, and is not waited for).
+      const pending = () =>
+        [...document.images].filter((image) => {
+          if (image.complete) return false;
+          const rect = image.getBoundingClientRect();
+          return rect.bottom > -window.innerHeight && rect.top < 2 * window.innerHeight;
+        });
+      const settle = async (ms: number) => {
+        // A frame or two so observers fire (a page that draws no frames gets 100 ms), then the images that started loading, within `ms`.
+        await Promise.race([new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))), pause(100)]);
+        const until = Math.min(end, Date.now() + ms);
+        while (pending().length > 0 && Date.now() < until) await pause(25);
+      };
+      let y = 0;
+      for (;;) {
+        const bottom = Math.min(document.documentElement.scrollHeight, maxHeight);
+        if (y + window.innerHeight >= bottom || Date.now() >= end) break;
+        y = Math.min(y + step, bottom - window.innerHeight);
+        window.scrollTo(0, y);
+        await settle(500);
+      }
+      window.scrollTo(0, 0);
+      await settle(Math.max(0, end - Date.now()));
+    },
+    FULL_PAGE_MAX_HEIGHT,
+    remaining,
+  );
+  await Promise.race([scrolled.catch(() => {}), sleep(remaining + 250)]);
+};
+
+/** Waits for an element the client named, within `timeoutMs`: a 400 naming the selector when none comes. */
+const waitForElement = async (page: Page, selector: string, timeoutMs: number): Promise<void> => {
+  try {
+    await page.waitForSelector(selector, { timeout: timeoutMs });
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') throw validationError(`No element matched waitForSelector "${selector}" within ${timeoutMs} ms`, [`waitForSelector: nothing matched "${selector}" in time`]);
+    throw validationError(`waitForSelector "${selector}" is not a valid CSS selector`, [`waitForSelector: not a valid CSS selector`]);
+  }
+};
+
+interface Clip {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The largest CSS height a width may have at a scale within the pixel budget and FULL_PAGE_MAX_HEIGHT. */
+export const boundedHeight = (width: number, height: number, scale: number) =>
+  Math.max(1, Math.min(height, FULL_PAGE_MAX_HEIGHT, Math.floor(SCREENSHOT_PIXEL_BUDGET / (width * scale * scale))));
+
+/** The part of the page a screenshot with extras draws, in CSS pixels of the document. */
+const clipOf = async (page: Page, spec: CaptureSpec, scale: number): Promise<Clip | null> => {
+  const { fullPage, selector } = captureExtrasOf(spec);
+  if (selector !== null) {
+    let box: { x: number; y: number; width: number; height: number } | null;
+    try {
+      box = await page.evaluate((css: string) => {
+        const element = document.querySelector(css);
+        if (!element) return null;
+        const rect = element.getBoundingClientRect();
+        return { x: rect.left + window.scrollX, y: rect.top + window.scrollY, width: rect.width, height: rect.height };
+      }, selector);
+    } catch {
+      throw validationError(`selector "${selector}" is not a valid CSS selector`, ['selector: not a valid CSS selector']);
+    }
+    if (!box) throw validationError(`No element matched selector "${selector}"`, [`selector: nothing matched "${selector}"`]);
+    // Measured in the page's own world, which may lie: only finite numbers make a clip.
+    if (![box.x, box.y, box.width, box.height].every(Number.isFinite)) throw validationError(`The element matched by selector "${selector}" has no box to capture`, [`selector: "${selector}" has no box`]);
+    const x = Math.max(0, Math.round(box.x));
+    const y = Math.max(0, Math.round(box.y));
+    const width = Math.round(box.x + box.width) - x;
+    const height = Math.round(box.y + box.height) - y;
+    if (width < 1 || height < 1) throw validationError(`The element matched by selector "${selector}" has no size to capture`, [`selector: "${selector}" is not drawn`]);
+    const boundedWidth = Math.min(width, FULL_PAGE_MAX_HEIGHT);
+    return { x, y, width: boundedWidth, height: boundedHeight(boundedWidth, height, scale) };
+  }
+  if (fullPage) {
+    const pageHeight = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
+    const height = Number.isFinite(pageHeight) ? Math.max(spec.height, Math.ceil(pageHeight)) : spec.height;
+    return { x: 0, y: 0, width: spec.width, height: boundedHeight(spec.width, height, scale) };
+  }
+  return null;
+};
+
+/** The viewport where the page stands, in document coordinates (the top left when the page's world says otherwise than numbers). */
+const viewportClip = async (page: Page, spec: CaptureSpec): Promise<Clip> => {
+  const at = await page.evaluate(() => ({ x: window.scrollX, y: window.scrollY }));
+  const finite = Number.isFinite(at.x) && Number.isFinite(at.y);
+  return { x: finite ? Math.max(0, at.x) : 0, y: finite ? Math.max(0, at.y) : 0, width: spec.width, height: spec.height };
+};
+
+/**
+ * A screenshot with extras: the format asked, at the scale asked, of the viewport, the whole page or
+ * one element. The scale is the capture's (Chromium draws the clip again at that scale), not the
+ * viewport's: the pool's pages keep their scale 1 between captures and renders.
+ */
+const captureImage = async (page: Page, cdp: CDPSession, spec: CaptureSpec): Promise<RenderedFile> => {
+  const extras = captureExtrasOf(spec);
+  const scale = extras.deviceScaleFactor;
+  const clip: Clip = (await clipOf(page, spec, scale)) ?? (await viewportClip(page, spec));
+  const { data } = await cdp.send('Page.captureScreenshot', {
+    format: extras.format,
+    ...(extras.format === 'png' ? {} : { quality: extras.quality }),
+    optimizeForSpeed: true,
+    captureBeyondViewport: true,
+    clip: { ...clip, scale },
+  });
+  const image = Buffer.from(data, 'base64');
+  const width = Math.round(clip.width * scale);
+  const height = Math.round(clip.height * scale);
+  const metadata = await sharp(image).metadata();
+  if (metadata.width === width && metadata.height === height) return { content: image, contentType: outputContentType(extras.format), width, height };
+  // Only when the browser drew something else (a pixel off by rounding): the exact size, whatever it drew.
+  const fitted = sharp(image).resize({ width, height, fit: 'fill' });
+  const encoded = extras.format === 'png' ? fitted.png() : extras.format === 'jpeg' ? fitted.flatten({ background: '#ffffff' }).jpeg({ quality: extras.quality }) : fitted.webp({ quality: extras.quality });
+  return { content: await encoded.toBuffer(), contentType: outputContentType(extras.format), width, height };
+};
+
+/** A capture with extension options: each one's step, in order, on the page the pool lent. */
+const captureWithExtras = async (page: Page, cdp: CDPSession, spec: CaptureSpec, options: PageCaptureOptions): Promise<RenderedFile> => {
+  const extras = captureExtrasOf(spec);
+  if (extras.colorScheme !== null) await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: extras.colorScheme }]);
+  // A pool page woken from its frozen state is hidden, and a hidden page runs no animation frames,
+  // scroll events, observers or lazy loading: shown as a tab in front while it scrolls.
+  const shown = extras.scrollPage;
+  let blocking: AdBlocking | undefined;
+  try {
+    if (shown) await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true });
+    // Loaded with the first capture that asks: workers that never block ads never load the engine.
+    if (extras.blockAds) blocking = await (await import('./ad-blocking.js')).attachAdBlocking(page);
+    await navigate(page, spec.url, options.navigationTimeoutMs);
+    if (extras.waitForSelector !== null) await waitForElement(page, extras.waitForSelector, options.navigationTimeoutMs);
+    if (spec.waitTime > 0) await sleep(spec.waitTime);
+    if (extras.scrollPage) await scrollThrough(page, Date.now() + options.captureTimeoutMs);
+    if (blocking) await blocking.settle(Date.now() + options.captureTimeoutMs);
+    if (spec.kind === 'pdf') return await capturePage(page, cdp, spec, options);
+    return await captureImage(page, cdp, spec);
+  } finally {
+    // The page goes back to the pool as a capture without extras would leave it.
+    await blocking?.detach();
+    if (shown) await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false }).catch(() => {});
+    if (extras.colorScheme !== null) await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: '' }]).catch(() => {});
+  }
+};
+
+/**
  * Screenshots and PDFs of web pages on the shared browser pool, on warm pages of the requesting
  * organization's own; the pool ends a capture that outlives every phase's bound.
  */
@@ -130,6 +312,7 @@ export const createPageCapturer = (options: PageCaptureOptions): PageCapturer =>
     options.pool.withPage(
       async (page, cdp) => {
         await fitViewport(page, { width: spec.width, height: spec.height, deviceScaleFactor: 1 });
+        if (hasExtras(spec)) return captureWithExtras(page, cdp, spec, options);
         await navigate(page, spec.url, options.navigationTimeoutMs);
         if (spec.waitTime > 0) await sleep(spec.waitTime);
         return capturePage(page, cdp, spec, options);

@@ -128,12 +128,12 @@ export const createMcpServer = (services: AppServices, context: RequestContext, 
   );
   server.registerTool(
     'take_screenshot',
-    { title: 'Screenshot a web page', description: 'A PNG of a public http(s) page, as POST /api/v1/screenshots: answers { requestId, href, request }; 1 credit (render scope).', inputSchema: ScreenshotBody.extend({}), annotations: { readOnlyHint: false, openWorldHint: true } },
+    { title: 'Screenshot a web page', description: 'An image of a public http(s) page, as POST /api/v1/screenshots: the viewport (PNG unless format says jpeg or webp), the whole page (fullPage, scrollPage to load lazy content) or one element (selector); blockAds hides ads, trackers and cookie pop-ups; colorScheme, deviceScaleFactor, waitForSelector. Answers { requestId, href, request }; 1 credit (render scope).', inputSchema: ScreenshotBody.extend({}), annotations: { readOnlyHint: false, openWorldHint: true } },
     run('take_screenshot', async (input) => answer(await captures.capture(context, { kind: 'screenshot', ...input }))),
   );
   server.registerTool(
     'create_pdf_from_url',
-    { title: 'PDF of a web page', description: 'A PDF of a public http(s) page on the paper named (A4 by default), as POST /api/v1/pdf: answers { requestId, href, request }; 1 credit (render scope).', inputSchema: PdfBody.extend({}), annotations: { readOnlyHint: false, openWorldHint: true } },
+    { title: 'PDF of a web page', description: 'A PDF of a public http(s) page on the paper named (A4 by default), as POST /api/v1/pdf (scrollPage, waitForSelector, colorScheme, blockAds as for screenshots): answers { requestId, href, request }; 1 credit (render scope).', inputSchema: PdfBody.extend({}), annotations: { readOnlyHint: false, openWorldHint: true } },
     run('create_pdf_from_url', async (input) => answer(await captures.capture(context, { kind: 'pdf', ...input }))),
   );
   server.registerTool(

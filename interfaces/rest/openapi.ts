@@ -268,7 +268,7 @@ const paths: ZodOpenApiPathsObject = {
     }),
   },
   '/api/v1/screenshots': {
-    post: operation('takeScreenshot', 'captures', 'Screenshot a web page: an image of exactly width x height', 'requestId, href and the request as sent', CaptureResponse, {
+    post: operation('takeScreenshot', 'captures', 'Screenshot a web page: an image of exactly width x height, or of the whole page (fullPage) or one element (selector)', 'requestId, href and the request as sent', CaptureResponse, {
       requestBody: json(ScreenshotBody),
     }),
   },

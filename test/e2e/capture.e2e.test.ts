@@ -183,6 +183,52 @@ describe('POST /api/v1/screenshots', () => {
   });
 });
 
+describe('capture options (issue 42) through REST, tRPC and the worker', () => {
+  it('captures one element as WebP at scale 2, records the options and lists the format, for 1 credit', async () => {
+    const before = await credits();
+    const request = { url: `${pagesUrl}/page`, width: 300, height: 200, selector: '#mark', format: 'webp', quality: 90, deviceScaleFactor: 2, colorScheme: 'dark', blockAds: true };
+    const response = await screenshot(request);
+    expect(response.status).toBe(200);
+    expect(response.body.request).toEqual(request);
+    const file = await download(response.body.href);
+    expect(file.type).toBe('image/webp');
+    expect(await sharp(file.bytes).metadata()).toMatchObject({ format: 'webp', width: 20, height: 20 });
+    expect(await credits()).toBe(before + 1);
+    const detail = await app.call('GET', `/api/v2/results/${response.body.requestId}`);
+    expect(detail.body).toMatchObject({ status: 'done', format: 'webp', width: 20, height: 20 });
+  });
+
+  it('captures the whole page, cut at the documented height, through tRPC', async () => {
+    const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${app.url}/trpc`, headers: { 'x-api-key': app.apiKey } })] });
+    const answer = await client.captures.screenshot.mutate({ url: `${pagesUrl}/page`, width: 100, height: 100, fullPage: true, format: 'jpeg' });
+    expect(await sharp((await download(answer.href)).bytes).metadata()).toMatchObject({ format: 'jpeg', width: 100, height: 6000 });
+  });
+
+  it.each([
+    [{ deviceScaleFactor: 4 }, /deviceScaleFactor/],
+    [{ quality: 101, format: 'jpeg' }, /quality/],
+    [{ quality: 80 }, /quality/],
+    [{ format: 'gif' }, /format/],
+    [{ colorScheme: 'blue' }, /colorScheme/],
+    [{ fullPage: true, selector: '#mark' }, /selector/],
+    [{ width: 5000, height: 5000, deviceScaleFactor: 2 }, /deviceScaleFactor/],
+  ])('answers 400 for a screenshot with %j, nothing charged', async (change, pattern) => {
+    const key = await app.newOrganizationKey();
+    const response = await screenshot({ url: `${pagesUrl}/page`, width: 100, height: 100, ...change }, key);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400, msg: expect.any(String) });
+    expect(response.body.errors.join('\n')).toMatch(pattern);
+    expect(await credits(key)).toBe(0);
+  });
+
+  it('keeps the private-address guard with every option', async () => {
+    const hitsBefore = secretHits;
+    const response = await screenshot({ url: `${secretUrl}/`, width: 100, height: 100, fullPage: true, scrollPage: true, blockAds: true });
+    expect(response.status).toBe(400);
+    expect(secretHits).toBe(hitsBefore);
+  });
+});
+
 describe('captures on warm pages of each organization', () => {
   it("never lets one organization's capture see the cookies or storage another's left, on the pages it reuses", async () => {
     const [leaving, other] = [await app.newOrganizationKey(), await app.newOrganizationKey()];
