@@ -18,7 +18,7 @@ const ROWS_PER_STEP = 4;
 /** Rows one run of the workflow takes before it continues as new, which keeps each history small. */
 const ROWS_PER_RUN = 400;
 /** Renders of one batch running at once; the workers' render pools admit them beside everything else. */
-const RENDERS_AT_ONCE = 8;
+const RENDERS_AT_ONCE = 16;
 
 const steps = proxyActivities<BatchActivities>({
   startToCloseTimeout: '2m',

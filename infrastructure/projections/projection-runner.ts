@@ -160,6 +160,36 @@ export const createProjectionRunner = ({
   let retryTimer: NodeJS.Timeout | undefined;
 
   /**
+   * Where to go on from after a failure: the table's checkpoint, which may stand behind what this
+   * runner applied. Read models commit without waiting for the disk, so a database that crashed
+   * and came back has lost its last commits, acknowledged as they were; they are applied again,
+   * with rows remembered afresh.
+   */
+  const reloadCheckpoint = async () => {
+    const stored = await loadCheckpoint();
+    if (stored < applied) log.warn({ checkpoint: stored, applied }, 'the read model lost its last commits (the database restarted); applying them again');
+    applyAtCheckpoint = projection.applierAtCheckpoint?.();
+    leftAt = stored;
+    applied = stored;
+  };
+
+  /** After a failure: waits (backing off), reloads the checkpoint, then follows the log again; a database still down is waited for again. */
+  const resume = (attempt: number, error: unknown) => {
+    const delay = Math.min(30_000, 250 * 2 ** attempt);
+    log.error({ err: error, retryInMs: delay }, 'projection subscription ended; resubscribing from the checkpoint');
+    retryTimer = setTimeout(() => {
+      void reloadCheckpoint().then(
+        () => {
+          if (!stopped) follow(attempt + 1);
+        },
+        (reloadError: unknown) => {
+          if (!stopped) resume(attempt + 1, reloadError);
+        },
+      );
+    }, delay);
+  };
+
+  /**
    * Follows the log live. A failed batch (a deadlock, a dropped connection) ends the subscription;
    * the runner then resubscribes from its checkpoint with backoff, so one bad moment never stops
    * the read models for good, and nothing is skipped because the checkpoint did not move.
@@ -176,13 +206,9 @@ export const createProjectionRunner = ({
     const resubscribe = (error?: unknown) => {
       if (stopped || subscription !== current) return;
       live = false;
-      const delay = Math.min(30_000, 250 * 2 ** attempt);
-      log.error({ err: error, retryInMs: delay }, 'projection subscription ended; resubscribing from the checkpoint');
-      retryTimer = setTimeout(() => {
-        void current.stop().finally(() => {
-          if (!stopped) follow(attempt + 1);
-        });
-      }, delay);
+      void current.stop().finally(() => {
+        if (!stopped) resume(attempt, error);
+      });
     };
     current.done.then(() => resubscribe(), resubscribe);
   };
