@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import { freePort } from '../../infrastructure/system/free-port.js';
 import { callApi } from '../support/http-call.js';
 import { killGroup, startServiceProcess, stopServiceProcesses, type ServiceProcess } from '../support/service-process.js';
 import { sleep, waitFor } from '../support/wait-for.js';
-import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
+import { childPids, killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 
 /*
  * A 1,000-row batch through `npm run api` and `npm run worker` as real processes, on a PostgreSQL and a
@@ -85,21 +85,6 @@ const startServer = async (kind: 'postgres' | 'temporal', options: Record<string
   return server;
 };
 
-/** Direct children of a process, from /proc (PostgreSQL's children each lead a process group of their own). */
-const childPids = (pid: number): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === pid ? [Number(entry)] : [];
-      } catch {
-        // The process ended while the folder was listed.
-        return [];
-      }
-    });
 const descendantsOf = (pid: number): number[] => childPids(pid).flatMap((child) => [child, ...descendantsOf(child)]);
 /** Alive and not a zombie waiting to be reaped. */
 const isAlive = (pid: number) => {

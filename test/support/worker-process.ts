@@ -44,8 +44,8 @@ const workflowBundleFile = (traced: boolean) => {
 
 const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-/** Direct children of a process, from /proc: Chromium runs in process groups of its own. */
-const childPids = (pid: number): number[] =>
+/** Direct children of a process, from /proc: Chromium (and PostgreSQL's backends) run in process groups of their own. */
+export const childPids = (pid: number): number[] =>
   readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .flatMap((entry) => {
