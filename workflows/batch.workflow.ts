@@ -20,8 +20,22 @@ const ROWS_PER_RUN = 400;
 /** Renders of one batch running at once; the workers' render pools admit them beside everything else. */
 const RENDERS_AT_ONCE = 16;
 
+/*
+ * A batch's own steps read and append a few events: a worker killed while holding one is noticed
+ * when this timeout passes, and every row of the batch waits for it meanwhile, so it is short.
+ */
 const steps = proxyActivities<BatchActivities>({
-  startToCloseTimeout: '2m',
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/**
+ * The end merges every row's PDF when asked to, which takes as long as the batch is big; it
+ * heartbeats meanwhile, so a lost worker is noticed within the heartbeat timeout all the same.
+ */
+const ending = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '30m',
+  heartbeatTimeout: '20s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
@@ -85,7 +99,7 @@ export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput
   const accepted = row - 1;
   // Rows an earlier run of this batch started and left running, and results not yet in the read models.
   while ((await steps.batchRowsPending({ batchId, accepted })) > 0) await sleep('2s');
-  await steps.endBatch({ batchId, accepted });
+  await ending.endBatch({ batchId, accepted });
   try {
     await notify.deliverBatchWebhook({ batchId });
   } catch (error) {

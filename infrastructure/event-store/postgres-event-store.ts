@@ -15,6 +15,7 @@ import type { EventSchemaRegistry } from '../event-schemas/event-schema-registry
 import { chainEvents } from './event-chain.js';
 import { createGroupCommit, type ItemOutcome } from './group-commit.js';
 import { createKnownHeads, type ChainStart, type KnownHeads } from './known-heads.js';
+import { reportPoolErrors } from '../postgres/pool-errors.js';
 
 /** The subset of a pino (or console) logger this adapter uses. */
 export interface PostgresEventStoreLogger {
@@ -276,7 +277,7 @@ const chainStartsOf = (appends: readonly PendingAppend[], known: KnownHeads): (P
 export async function createPostgresEventStore({ connectionString, logger, schemas }: PostgresEventStoreOptions): Promise<EventStore> {
   const pool = new pg.Pool({ connectionString, max: 10, ...CONNECTION_BOUNDS });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
-  pool.on('error', (error) => logger?.warn(`event store pool: ${error.message}`));
+  reportPoolErrors(pool, (message) => logger?.warn(`event store pool: ${message}`));
 
   try {
     await withTransaction(pool, async (client) => {

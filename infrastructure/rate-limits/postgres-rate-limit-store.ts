@@ -2,6 +2,7 @@ import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { CONNECTION_BOUNDS } from '../postgres/connection-bounds.js';
+import { reportPoolErrors } from '../postgres/pool-errors.js';
 
 /** Counts of one key in the current window, as far as this process holds them. */
 interface KeyWindow {
@@ -46,7 +47,7 @@ export class PostgresRateLimitStore implements Store {
     private readonly logger?: Logger,
   ) {
     this.pool = new pg.Pool({ connectionString, max: 4, ...CONNECTION_BOUNDS });
-    this.pool.on('error', (error) => this.logger?.warn(`rate limit pool: ${error.message}`));
+    reportPoolErrors(this.pool, (message) => this.logger?.warn(`rate limit pool: ${message}`));
     // Processes starting together on a fresh database would collide creating the table: the lock orders them.
     this.ready = this.pool
       .query(
