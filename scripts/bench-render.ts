@@ -12,7 +12,8 @@
  * share no event loop with the service and their CPU is taken out of the service's.
  *
  * Pool settings come from the environment like the service's (BROWSERS=2 npm run bench:render).
- * BENCH_ONLY=hits measures the cache-hit path alone (seconds instead of minutes).
+ * BENCH_ONLY=hits measures the cache-hit path alone (seconds instead of minutes); BENCH_ONLY=captures
+ * the URL captures alone; BENCH_ONLY=fit what fitting text adds per fitted element alone.
  *
  * A 50-page PDF (an A4 report, scripts/bench/report.ts) is measured the same way: the service's
  * render beside Chromium's own page.pdf of the same document on a warm page of the raw browser.
@@ -45,6 +46,7 @@ import { MEMORY_FAMILIES, summedPss, type MemorySample } from './bench/memory-sa
 import { measureNpmStartMemory, type NpmStartMemory } from './bench/npm-start-memory.js';
 import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
+import { measureTextFitCost } from './bench/text-fit-cost.js';
 
 const CONCURRENCY = [1, 4, 8] as const;
 const HIT_CONCURRENCY = [1, 8] as const;
@@ -76,6 +78,9 @@ const TARGETS = { idlePssMb: 1_024, loadPssMb: 1_536, missP50OverRawMs: 20, thro
 const HITS_ONLY = process.env.BENCH_ONLY === 'hits';
 /** BENCH_ONLY=captures: URL captures alone (benchCaptures, at the end of this file). */
 const CAPTURES_ONLY = process.env.BENCH_ONLY === 'captures';
+/** BENCH_ONLY=fit: what text fitting adds per fitted element alone. */
+const FIT_ONLY = process.env.BENCH_ONLY === 'fit';
+const TEXT_FIT_TARGET_MS = 10;
 const CAPTURE_PAGE_HOST = '127.0.0.3';
 const CAPTURE_CONCURRENCY = [1, 8] as const;
 const RAW_CAPTURE_RUN = { 1: { maxMs: 5_000, maxCount: 60 }, 8: { maxMs: 6_000, maxCount: 300 } } as const;
@@ -175,7 +180,7 @@ try {
   const load: BenchThread<LoadRequest, LoadReply> = startThread(new URL('./bench/load.worker.ts', import.meta.url));
   stops.push(() => load.stop());
   // First, on a quiet machine: the service as npm start runs it, in a process of its own.
-  const memory = HITS_ONLY || CAPTURES_ONLY ? null : await measureNpmStartMemory();
+  const memory = HITS_ONLY || CAPTURES_ONLY || FIT_ONLY ? null : await measureNpmStartMemory();
   if (memory) printMemory(memory);
 
   // The captured page is served on a loopback address of its own, which the service must be allowed to reach.
@@ -348,6 +353,19 @@ try {
 
   const captures = () =>
     benchCaptures({ serviceUrl: server.url, apiKey, templateId, config, sampler, temporal, measured, renderTemplate: (concurrency, limits) => loadRun('miss', 'json', concurrency, limits) });
+  const textFit = async () => {
+    const cost = await measureTextFitCost(call);
+    print(
+      `text fitting: ${cost.elements} fitted TEXT components p50 ${cost.fittedP50Ms.toFixed(1)} ms, the same unfitted ${cost.plainP50Ms.toFixed(1)} ms: ` +
+        `${cost.perElementMs.toFixed(2)} ms per fitted element (goal <= ${TEXT_FIT_TARGET_MS}) ${cost.perElementMs <= TEXT_FIT_TARGET_MS ? 'met' : 'MISSED'}`,
+    );
+  };
+  if (FIT_ONLY) {
+    await textFit();
+    print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
+    await stopAll();
+    process.exit(process.exitCode ?? 0);
+  }
   if (CAPTURES_ONLY) {
     await captures();
     print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
@@ -835,6 +853,7 @@ try {
   print(`   render use case p50 ${ms(median(hitParts.service))} ms (of which appends p50 ${ms(median(hitParts.append))} ms, ${(hitParts.append.length / Math.max(1, hitParts.service.length)).toFixed(1)} per hit); HTTP, auth and logging around it ${ms(hitC1P50 - median(hitParts.service))} ms`);
 
   if (!HITS_ONLY) await captures();
+  if (!HITS_ONLY) await textFit();
 
   print();
   print(`bench finished in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);

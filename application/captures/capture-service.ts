@@ -7,7 +7,7 @@ import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { assertAccountAdmits, awaitOutcome, createWaitingRoom, startRecordedRequest } from '../renders/render-admission.js';
 import { resultHref } from '../renders/result-href.js';
 import type { CommandDeps } from '../shared/command-handler.js';
-import { requestCapture } from '../requests/request-capture.js';
+import { requestCapture } from './request-capture/request-capture.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
 

@@ -1,4 +1,5 @@
 import type { ApiKeyScope } from '../../domain/accounts/account-events.js';
+import type { TextFits } from '../../domain/renders/text-fit.js';
 import type { FontFormat, FontStyle, ImageUploadType } from '../../domain/accounts/asset-events.js';
 import type { Editor, OutputFormat } from '../../domain/templates/template-settings.js';
 import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
@@ -154,6 +155,8 @@ export interface ResultView {
   readonly credits: number;
   readonly createdAt: Date;
   readonly completedAt: Date | null;
+  /** What fitting did to the text of the render's fitted elements; null when none were. */
+  readonly fit: TextFits | null;
   /** Video renders only: frames captured so far (never going back) of the whole video. */
   readonly framesDone: number | null;
   readonly framesTotal: number | null;

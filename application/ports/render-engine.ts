@@ -1,4 +1,5 @@
 import type { PdfStandard } from '../../domain/renders/pdf-standards.js';
+import type { TextFits } from '../../domain/renders/text-fit.js';
 import type { VideoClip } from '../../domain/templates/components/video-clips.js';
 import type { OutputFormat, VideoFormat } from '../../domain/templates/template-settings.js';
 
@@ -30,6 +31,8 @@ export interface RenderedFile {
   readonly contentType: string;
   readonly width: number;
   readonly height: number;
+  /** What fitting did to the text of elements that fit their boxes, when the document had any. */
+  readonly fit?: TextFits;
 }
 
 export interface CaptureOptions {

@@ -1,7 +1,7 @@
 import type { ResultReadModel } from '../ports/read-models.js';
 import type { RenderOrchestrator } from '../ports/render-orchestrator.js';
 import { createCredits } from '../credits/credits.js';
-import { failRender } from '../requests/fail-render.js';
+import { failRender } from './fail-render/fail-render.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { loadRender } from './load-render.js';
 

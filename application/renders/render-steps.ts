@@ -17,8 +17,8 @@ import { withFontFaces } from '../fonts/font-faces.js';
 import type { RenderDocument, RenderedFile, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { createCredits } from '../credits/credits.js';
-import { completeRender } from '../requests/complete-render.js';
-import { failRender } from '../requests/fail-render.js';
+import { completeRender } from './complete-render/complete-render.js';
+import { failRender } from './fail-render/fail-render.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { settledMemo } from '../shared/settled-memo.js';
 import { readEvents } from '../shared/stream-reads.js';
@@ -51,7 +51,7 @@ export const storageKeyOf = (request: AcceptedRequest) => `${request.orgId}/${re
 export const storeFile = async (storage: FileStorage, request: AcceptedRequest, fileName: string, file: RenderedFile): Promise<StoredFile> => {
   const storageKey = storageKeyOf(request);
   await storage.put(storageKey, file.content, file.contentType);
-  return { storageKey, fileName, contentType: file.contentType, bytes: file.content.length, width: file.width, height: file.height };
+  return { storageKey, fileName, contentType: file.contentType, bytes: file.content.length, width: file.width, height: file.height, ...(file.fit ? { fit: file.fit } : {}) };
 };
 
 /**

@@ -6,7 +6,7 @@ import { isVideoFormat } from '../../domain/templates/template-settings.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { VideoJoiner, VideoProgress, VideoRenderer } from '../ports/video-renderer.js';
-import { recordRenderProgress } from '../requests/record-render-progress.js';
+import { recordRenderProgress } from './record-render-progress/record-render-progress.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { measuredRender } from './render-metrics.js';
 import { storageKeyOf, type RenderSteps } from './render-steps.js';

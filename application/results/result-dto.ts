@@ -1,3 +1,4 @@
+import type { TextFits } from '../../domain/renders/text-fit.js';
 import type { ResultView, WebhookDeliveryView } from '../ports/read-models.js';
 
 /** Spring Data's `Sort` as serialized; results come in one fixed order the client did not choose. */
@@ -58,6 +59,8 @@ export interface ResultDetailDto extends ResultListItemDto {
   progress?: { framesDone: number; framesTotal: number };
   /** Requests with a webhookUrl only: how its delivery stands. */
   webhook?: WebhookDeliveryView;
+  /** Renders with fitted text only: what fitting did, by component id (canvas) or element id (html). */
+  fit?: TextFits;
 }
 
 const UNSORTED: SortDto = { empty: true, unsorted: true, sorted: false };
@@ -115,4 +118,5 @@ export const toResultDetail = (view: ResultView, href: string): ResultDetailDto 
   ...(view.url !== null ? { url: view.url } : {}),
   ...(view.status === 'pending' && view.framesTotal !== null ? { progress: { framesDone: view.framesDone ?? 0, framesTotal: view.framesTotal } } : {}),
   ...(view.webhook ? { webhook: view.webhook } : {}),
+  ...(view.fit ? { fit: view.fit } : {}),
 });

@@ -24,6 +24,7 @@ const pendingFields = (data: AcceptedRequest) => {
     fileName,
     contentType: null,
     bytes: null,
+    fit: null,
     cached: false,
     request: data.request,
     failureReason: null,
@@ -87,6 +88,7 @@ const completedFields = (data: RenderCompleted['data']) => ({
   bytes: data.bytes,
   width: data.width,
   height: data.height,
+  fit: data.fit ?? null,
   cached: data.cached,
   completedAt: new Date(data.completedAt),
 });

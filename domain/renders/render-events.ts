@@ -1,4 +1,5 @@
 import { eventGuard, type DomainEvent } from '../shared/events.js';
+import type { TextFits } from './text-fit.js';
 import type { CaptureRequested } from './capture-events.js';
 import type { PdfStandard } from './pdf-standards.js';
 import type { Editor, OutputFormat } from '../templates/template-settings.js';
@@ -68,6 +69,8 @@ export interface StoredFile {
   readonly bytes: number;
   readonly width: number;
   readonly height: number;
+  /** What fitting did to the text of elements that fit their boxes (text-fit.ts); absent when none did. */
+  readonly fit?: TextFits;
 }
 
 export type RenderCompleted = DomainEvent<

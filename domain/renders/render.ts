@@ -56,8 +56,8 @@ export const evolveRender = (state: Render, event: RenderEvent): Render => {
   if (state.status === 'absent') return state;
   switch (event.type) {
     case 'RenderCompleted': {
-      const { storageKey, fileName, contentType, bytes, width, height, cached } = event.data;
-      return { ...state, status: 'done', file: { storageKey, fileName, contentType, bytes, width, height, owned: !cached } };
+      const { storageKey, fileName, contentType, bytes, width, height, fit, cached } = event.data;
+      return { ...state, status: 'done', file: { storageKey, fileName, contentType, bytes, width, height, ...(fit ? { fit } : {}), owned: !cached } };
     }
     case 'RenderFailed':
       return { ...state, status: 'failed', failureReason: event.data.reason };

@@ -35,13 +35,40 @@ const utf8Bytes = (text: string): number => {
 /** Counted rather than encoded: every request sizes its data, and a cache hit sizes it twice. */
 export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? '');
 
-/** Refuses any of the fields over its limit, one line each naming the field, its size and the limit. */
+/**
+ * Lists and sections iterate render data (`{{#items}}...{{/items}}`): every array and every level of
+ * nesting is a loop the merge runs, so both are bounded besides the bytes.
+ */
+export const JSON_SHAPE_LIMITS = { arrayLength: 10_000, depth: 16 } as const;
+
+/** The first way the value's shape exceeds the limits, naming where (`data.items`), or null. */
+const shapeProblem = (value: unknown, where: string, depth: number): string | null => {
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth > JSON_SHAPE_LIMITS.depth) return `${where}: nested more than ${JSON_SHAPE_LIMITS.depth} levels deep`;
+  if (Array.isArray(value)) {
+    if (value.length > JSON_SHAPE_LIMITS.arrayLength) return `${where}: a list of ${value.length} items; at most ${JSON_SHAPE_LIMITS.arrayLength}`;
+    for (let index = 0; index < value.length; index++) {
+      const problem = shapeProblem(value[index], `${where}[${index}]`, depth + 1);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    const problem = shapeProblem(inner, `${where}.${key}`, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+};
+
+/** Refuses any of the fields over its limits (bytes, list length, depth), one line each naming the field. */
 export const assertJsonFieldSizes = (fields: Partial<Record<JsonField, unknown>>): void => {
   const problems = Object.entries(fields).flatMap(([field, value]) => {
     if (value === undefined || value === null) return [];
     const bytes = jsonBytes(value);
     const limit = JSON_FIELD_LIMITS[field as JsonField];
-    return bytes > limit ? [`${field}: ${bytes} bytes of JSON; at most ${limit}`] : [];
+    if (bytes > limit) return [`${field}: ${bytes} bytes of JSON; at most ${limit}`];
+    const shape = shapeProblem(value, field, 0);
+    return shape ? [shape] : [];
   });
   if (problems.length > 0) throw validationError('Request fields are too large', problems);
 };

@@ -73,6 +73,7 @@ const storedFile = z.object({
   bytes: z.number().int().nonnegative(),
   width: z.number().int().nonnegative(),
   height: z.number().int().nonnegative(),
+  fit: z.record(z.string(), z.object({ fontSize: z.number().nonnegative(), lines: z.number().int().nonnegative(), truncated: z.boolean() })).optional(),
 });
 
 export const renderEventSchemas: EventSchemas<RenderEvent> = {

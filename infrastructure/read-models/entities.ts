@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { TextFits } from '../../domain/renders/text-fit.js';
 import type { WebhookDeliveryView } from '../../application/ports/read-models.js';
 import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
 import type { TemplateProperty } from '../../domain/templates/components/template-properties.js';
@@ -139,6 +140,8 @@ export const ResultRow = defineEntity({
     fileDeleted: p.boolean().default(false),
     createdAt: p.datetime(),
     completedAt: p.datetime().nullable(),
+    /** What fitting did to the text of the render's fitted elements. */
+    fit: p.json<TextFits>().nullable(),
     /** Video renders only: progress of the capture while pending. */
     framesDone: p.integer().nullable(),
     framesTotal: p.integer().nullable(),

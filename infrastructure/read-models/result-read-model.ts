@@ -39,6 +39,7 @@ const toView = (row: ResultRow): ResultView => ({
   credits: row.credits,
   createdAt: row.createdAt,
   completedAt: row.completedAt ?? null,
+  fit: row.fit ?? null,
   framesDone: row.framesDone ?? null,
   framesTotal: row.framesTotal ?? null,
   webhook: row.webhook ?? null,

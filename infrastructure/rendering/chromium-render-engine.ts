@@ -8,6 +8,7 @@ import { printPdf } from './pdf-pages.js';
 import { LOAD_PROBE_MARGIN_MS, loadTemplateInFrame, navigateToTemplateDocument } from './template-document.js';
 import { fitViewport } from './page-viewport.js';
 import { failFastWhenStuck } from './stuck-page.js';
+import { refuseUnfitText, type FitReport } from './text-fit/fit-report.js';
 
 export interface ChromiumRenderEngineOptions {
   readonly pool: BrowserPool;
@@ -72,9 +73,11 @@ const nameUntitled = (title: string) => `if (!document.title.trim()) document.ti
 const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocument, settings: RenderSettings): Promise<RenderedFile> => {
   // Only the template's own scripts are watched: laying out a long document for print is the
   // service's work, bounded by the page limit and the deadline, and may rightly keep the page busy.
-  await failFastWhenStuck(cdp, async () => {
-    await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs, { awaitVideoFrames: true });
+  const fit = await failFastWhenStuck(cdp, async () => {
+    const report = await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs, { awaitVideoFrames: true });
+    refuseUnfitText(report);
     await pause(document.waitTime);
+    return report;
   });
   if (document.title) await cdp.send('Runtime.evaluate', { expression: nameUntitled(document.title) });
   const content = await printPdf(page, cdp, {
@@ -84,22 +87,27 @@ const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocume
     maxPages: settings.maxPdfPages,
     timeoutMs: settings.captureTimeoutMs,
   });
-  return { content, contentType: outputContentType('pdf'), width: document.width, height: document.height };
+  return withFit({ content, contentType: outputContentType('pdf'), width: document.width, height: document.height }, fit);
 };
+
+/** The file with what fitting did to its text, when the document had text to fit. */
+const withFit = (file: RenderedFile, report: FitReport | undefined): RenderedFile =>
+  report && Object.keys(report.fitted).length > 0 ? { ...file, fit: report.fitted } : file;
 
 const renderOn = async (page: Page, cdp: CDPSession, document: RenderDocument, options: CaptureOptions, settings: RenderSettings): Promise<RenderedFile> => {
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
   if (options.format === 'pdf' && document.paged) return printDocument(page, cdp, document, settings);
   // A design is drawn once, quickly: its scripts are watched from loading to the capture.
   return failFastWhenStuck(cdp, async () => {
-    await loadTemplateInFrame(page, cdp, document.html, settings.loadTimeoutMs);
+    const fit = await loadTemplateInFrame(page, cdp, document.html, settings.loadTimeoutMs);
+    refuseUnfitText(fit);
     await pause(document.waitTime);
     if (options.format === 'pdf') {
       // A design is one page of exactly its size.
       const content = Buffer.from(await page.pdf({ width: `${document.width}px`, height: `${document.height}px`, printBackground: true, pageRanges: '1' }));
-      return { content, contentType: outputContentType('pdf'), width: document.width, height: document.height };
+      return withFit({ content, contentType: outputContentType('pdf'), width: document.width, height: document.height }, fit);
     }
-    return captureImage(cdp, document, options.format, options);
+    return withFit(await captureImage(cdp, document, options.format, options), fit);
   });
 };
 

@@ -1,6 +1,8 @@
 import type { CDPSession, Page } from 'puppeteer-core';
 import { validationError } from '../../domain/shared/errors.js';
 import { isScriptFree } from './script-free-markup.js';
+import type { FitReport } from './text-fit/fit-report.js';
+import { fitTextFunction, needsFitting, parseFitReport } from './text-fit/text-fit-script.js';
 import { TIMED_OUT, within } from './within.js';
 
 /*
@@ -145,8 +147,8 @@ export const serveTemplateDocuments = (page: Page): void => {
   });
 };
 
-const callInHost = async (cdp: CDPSession, contextId: number, functionDeclaration: string, ...args: unknown[]): Promise<void> => {
-  const { exceptionDetails } = await cdp.send('Runtime.callFunctionOn', {
+const callInHost = async (cdp: CDPSession, contextId: number, functionDeclaration: string, ...args: unknown[]): Promise<unknown> => {
+  const { result, exceptionDetails } = await cdp.send('Runtime.callFunctionOn', {
     functionDeclaration,
     executionContextId: contextId,
     arguments: args.map((value) => ({ value })),
@@ -154,6 +156,7 @@ const callInHost = async (cdp: CDPSession, contextId: number, functionDeclaratio
     returnByValue: true,
   });
   if (exceptionDetails) throw new Error(`the render host failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  return result.value;
 };
 
 const buildHost = async (page: Page, cdp: CDPSession): Promise<number> => {
@@ -205,6 +208,27 @@ const awaitFonts = async (cdp: CDPSession, fontsReady: () => Promise<unknown>, l
   throw validationError(`The template's fonts did not load within ${timeoutMs} ms`);
 };
 
+const FIT_FRAME_TEXT = fitTextFunction("document.querySelector('iframe[data-current]').contentDocument");
+
+const evaluateValue = async (cdp: CDPSession, expression: string): Promise<unknown> => {
+  const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', { expression, returnByValue: true });
+  if (exceptionDetails) throw new Error(`fitting the text failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  return result.value;
+};
+
+/**
+ * Once the document and its fonts have loaded (text is measured in the faces it is drawn in), its
+ * text marked `data-fit` is fitted to its boxes; what fitting did, or undefined when nothing is
+ * marked. Fitting lays the text out a few times per element: a document that keeps it busy past the
+ * load bound cannot be rendered, like one whose scripts never yield.
+ */
+const fitLoadedText = async (html: string, fit: () => Promise<unknown>, timeoutMs: number): Promise<FitReport | undefined> => {
+  if (!needsFitting(html)) return undefined;
+  const report = await within(fit(), timeoutMs);
+  if (report === TIMED_OUT) throw stuckIn(timeoutMs);
+  return parseFitReport(report);
+};
+
 /** Videos that have not decoded a frame by the load bound render as far as they got, like any slow subresource. */
 const awaitVideos = async (videosReady: () => Promise<unknown>, loadedBy: number): Promise<void> => {
   await within(videosReady(), Math.max(0, loadedBy - performance.now()));
@@ -216,7 +240,7 @@ const awaitVideos = async (videosReady: () => Promise<unknown>, loadedBy: number
  * browser, and the page renders as far as it got. A page whose scripts never yield cannot render at
  * all, and says so.
  */
-export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<void> => {
+export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<FitReport | undefined> => {
   const loadedBy = performance.now() + timeoutMs;
   const contextId = await readyHost(page, cdp);
   cleared.delete(page);
@@ -226,6 +250,7 @@ export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: str
   if (loaded === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
   await awaitFonts(cdp, () => callInHost(cdp, contextId, FONTS_READY), loadedBy, timeoutMs);
   await awaitVideos(() => callInHost(cdp, contextId, FRAME_VIDEOS_READY), loadedBy);
+  return fitLoadedText(html, () => callInHost(cdp, contextId, FIT_FRAME_TEXT), timeoutMs);
 };
 
 /**
@@ -233,7 +258,7 @@ export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: str
  * scripts in the main frame) and paged PDFs (printing prints the main frame). Bounded like
  * loadTemplateInFrame. Videos pose <video> elements on their own clock, so only prints wait for them.
  */
-export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number, { awaitVideoFrames = false } = {}): Promise<void> => {
+export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number, { awaitVideoFrames = false } = {}): Promise<FitReport | undefined> => {
   documents.set(page, html);
   const loadedBy = performance.now() + timeoutMs;
   try {
@@ -244,4 +269,5 @@ export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, ht
   }
   await awaitFonts(cdp, () => cdp.send('Runtime.evaluate', { expression: 'document.fonts.ready.then(() => undefined)', awaitPromise: true }), loadedBy, timeoutMs);
   if (awaitVideoFrames) await awaitVideos(() => cdp.send('Runtime.evaluate', { expression: DOCUMENT_VIDEOS_READY, awaitPromise: true }), loadedBy);
+  return fitLoadedText(html, () => evaluateValue(cdp, `(${fitTextFunction('document')})()`), timeoutMs);
 };

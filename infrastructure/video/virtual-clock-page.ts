@@ -2,6 +2,7 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { VideoDocument } from '../../application/ports/video-renderer.js';
 import { validationError } from '../../domain/shared/errors.js';
 import { LOAD_PROBE_MARGIN_MS, navigateToTemplateDocument } from '../rendering/template-document.js';
+import { refuseUnfitText } from '../rendering/text-fit/fit-report.js';
 import type { HostPolicy } from '../rendering/network-guard.js';
 import { fitViewport } from '../rendering/page-viewport.js';
 import type { VideoClips } from './video-clips.js';
@@ -92,7 +93,8 @@ export const framePageOpeningMs = (document: VideoDocument, options: Pick<FrameP
 export const openFramePage = async (page: Page, session: CDPSession, document: VideoDocument, options: FramePageOptions): Promise<FramePage> => {
   await options.hostPolicy.guardPage(page);
   await fitViewport(page, { width: document.width, height: document.height, deviceScaleFactor: document.scaleFactor });
-  const navigate = () => navigateToTemplateDocument(page, session, document.html, options.loadTimeoutMs);
+  // Text is fitted once, as the document loads, and every frame draws it as fitted.
+  const navigate = async () => refuseUnfitText(await navigateToTemplateDocument(page, session, document.html, options.loadTimeoutMs));
   await (options.clips ? options.clips.loadWith(page, navigate) : navigate());
   if (document.waitTime > 0) await new Promise((resolve) => setTimeout(resolve, document.waitTime));
   return {

@@ -9,7 +9,7 @@ import { createFontService } from '../../application/fonts/font-service.js';
 import { createUploadService } from '../../application/uploads/upload-service.js';
 import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
 import { createRenderService } from '../../application/renders/render-service.js';
-import { createRequestListService } from '../../application/requests/request-list-service.js';
+import { createRequestListService } from '../../application/results/list-v1-requests/request-list-service.js';
 import { createResultService } from '../../application/results/result-service.js';
 import { createTemplateService } from '../../application/templates/template-service.js';
 import { createSettingsService } from '../../application/settings/settings-service.js';

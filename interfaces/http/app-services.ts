@@ -8,7 +8,7 @@ import type { UploadService } from '../../application/uploads/upload-service.js'
 import type { ResultService } from '../../application/results/result-service.js';
 import type { RenderService } from '../../application/renders/render-service.js';
 import type { CaptureService } from '../../application/captures/capture-service.js';
-import type { RequestListService } from '../../application/requests/request-list-service.js';
+import type { RequestListService } from '../../application/results/list-v1-requests/request-list-service.js';
 import type { TemplateService } from '../../application/templates/template-service.js';
 import type { SettingsService } from '../../application/settings/settings-service.js';
 import type { UrlSigningService } from '../../application/url-signing/url-signing-service.js';

@@ -10,7 +10,13 @@ const outputSize = z.number().int().min(TEMPLATE_SIZE.min).max(TEMPLATE_SIZE.max
 export const RenderBody = z
   .object({
     template: z.string().min(1).max(200),
-    data: z.record(z.string(), z.unknown()).optional(),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          'Values by property key (canvas templates: `<componentId>.<property>`) or merge field (html-editor). Merge fields may hold lists and objects: `{{#items}}...{{/items}}` repeats per item, `{{^items}}...{{/items}}` shows when the list is empty. At most 512 KB of JSON, lists of at most 10,000 items, nesting at most 16 levels deep; the merged document at most 10,485,760 characters. Canvas TEXT components fit their text by `fit`, `minFontSize`, `maxLines` and `overflow`, html elements by `data-fit` attributes; the result says what fitting did (`fit`)',
+      }),
     fileName: z
       .string()
       .regex(FILE_NAME_PATTERN, FILE_NAME_RULE)

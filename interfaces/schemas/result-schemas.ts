@@ -7,6 +7,20 @@ export const ListResultsQuery = z.object({
   ...pageQuery,
 });
 
+export const TextFitsSchema = z
+  .record(
+    z.string(),
+    z.object({
+      fontSize: z.number().meta({ description: 'The font size drawn, in CSS pixels' }),
+      lines: z.number().int().meta({ description: 'Lines the text took' }),
+      truncated: z.boolean().meta({ description: 'Part of the text did not fit even at the smallest size allowed and was cut (with an ellipsis unless overflow is clip)' }),
+    }),
+  )
+  .meta({
+    id: 'TextFits',
+    description: 'Only for renders with fitted text (canvas TEXT with fit or autoFit, html elements with data-fit): what fitting did, by component id or element id',
+  });
+
 export const ResultIdParam = z.object({ identifier: z.string().min(1).max(200) });
 
 export const FileParams = z.object({ requestId: z.string().min(1).max(200), fileName: z.string().min(1).max(1000) });
@@ -83,6 +97,7 @@ export const ResultDetail = ResultListItem.extend({
     })
     .optional()
     .meta({ description: 'Only for requests with a webhookUrl: how the delivery stands' }),
+  fit: TextFitsSchema.optional(),
 }).meta({ id: 'RenderResult' });
 
 export const Usage = z

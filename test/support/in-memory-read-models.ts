@@ -58,6 +58,7 @@ const resultView = ({ deleted: _deleted, fileDeleted: _fileDeleted, ...row }: Re
   kind: row.kind as ResultView['kind'],
   status: row.status as ResultView['status'],
   url: row.url ?? null,
+  fit: row.fit ?? null,
   templateVersion: row.templateVersion ?? null,
   width: row.width ?? null,
   height: row.height ?? null,

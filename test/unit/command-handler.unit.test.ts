@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadRenderStream } from '../../application/renders/load-render.js';
-import { completeRender } from '../../application/requests/complete-render.js';
+import { completeRender } from '../../application/renders/complete-render/complete-render.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import { createWorld, ORG, type World } from '../support/application-world.js';
 

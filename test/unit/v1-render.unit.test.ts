@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toRequestRecord } from '../../application/requests/request-list-service.js';
+import { toRequestRecord } from '../../application/results/list-v1-requests/request-list-service.js';
 import type { ResultView } from '../../application/ports/read-models.js';
 import { foldResultView } from '../../application/results/result-view.js';
 import { v1ChangesOf, v1RenderInput } from '../../application/renders/v1-render.js';

@@ -95,6 +95,12 @@ describe('webhookPayload', () => {
     expect(webhookPayload(stateOf([video, failedRender]), 'h')).toMatchObject({ status: 'failed' });
   });
 
+  it('says what fitting did to the text, when it fitted any', () => {
+    const fit = { title: { fontSize: 21.5, lines: 2, truncated: false } };
+    const fitted: RenderEvent = { ...completed, data: { ...(completed.data as Extract<RenderEvent, { type: 'RenderCompleted' }>['data']), fit } } as RenderEvent;
+    expect(webhookPayload(stateOf([requested, fitted]), 'h')).toEqual({ requestId: 'r1', href: 'h', request: requested.data.request, fit });
+  });
+
   it('says that an image render failed, and why', () => {
     expect(webhookPayload(stateOf([requested, failedRender]), 'h')).toEqual({ requestId: 'r1', href: 'h', request: requested.data.request, status: 'failed', failureReason: 'boom' });
   });

@@ -9,7 +9,7 @@ import { requestAsSent } from '../../renders/hit-data.js';
 import { loadRender, type AcceptedRender } from '../../renders/load-render.js';
 import { resultHref } from '../../renders/result-href.js';
 import { systemContextFor } from '../../shared/request-context.js';
-import { recordWebhookAttempt } from '../../requests/record-webhook-attempt.js';
+import { recordWebhookAttempt } from './record-webhook-attempt.js';
 import type { CommandDeps } from '../../shared/command-handler.js';
 import type { WebhookSecrets } from '../webhook-secrets.js';
 import { webhookHeaders } from './webhook-signature.js';
@@ -51,7 +51,8 @@ export class WebhookAttemptFailed extends Error {
  */
 export const webhookPayload = (render: AcceptedRender, href: string, request: Record<string, unknown> = render.request.request): Record<string, unknown> => {
   const templateVersion = render.kind === 'template' ? render.request.spec.templateVersion : undefined;
-  const base = { requestId: render.request.requestId, href, request, ...(templateVersion !== undefined ? { templateVersion } : {}) };
+  const fit = render.file?.fit;
+  const base = { requestId: render.request.requestId, href, request, ...(templateVersion !== undefined ? { templateVersion } : {}), ...(fit ? { fit } : {}) };
   if (render.status === 'failed') return { ...base, status: 'failed', failureReason: render.failureReason };
   return render.kind === 'template' && isVideoFormat(render.request.spec.format) ? { ...base, status: render.status } : base;
 };

@@ -1,6 +1,6 @@
-import { systemContextFor } from '../shared/request-context.js';
-import type { CommandDeps } from '../shared/command-handler.js';
-import { onRenderStream } from '../shared/stream-commands.js';
+import { systemContextFor } from '../../shared/request-context.js';
+import type { CommandDeps } from '../../shared/command-handler.js';
+import { onRenderStream } from '../../shared/stream-commands.js';
 
 /**
  * Records how far a video's capture got (or one segment's, given `segment`); the decider keeps only

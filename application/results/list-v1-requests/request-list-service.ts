@@ -1,10 +1,10 @@
-import type { EventStore } from '../ports/event-store.js';
-import type { ResultLinks } from '../ports/file-storage.js';
-import type { ResultReadModel, ResultView } from '../ports/read-models.js';
-import { requestAsSent } from '../renders/hit-data.js';
-import { v1ChangesOf } from '../renders/v1-render.js';
-import type { RequestContext } from '../shared/request-context.js';
-import { requireScope } from '../shared/scopes.js';
+import type { EventStore } from '../../ports/event-store.js';
+import type { ResultLinks } from '../../ports/file-storage.js';
+import type { ResultReadModel, ResultView } from '../../ports/read-models.js';
+import { requestAsSent } from '../../renders/hit-data.js';
+import { v1ChangesOf } from '../../renders/v1-render.js';
+import type { RequestContext } from '../../shared/request-context.js';
+import { requireScope } from '../../shared/scopes.js';
 
 /** Spec section 2, "Request record (deprecated v1 list)". */
 export interface RequestRecordDto {

@@ -1,6 +1,6 @@
-import { systemContextFor } from '../shared/request-context.js';
-import type { CommandDeps } from '../shared/command-handler.js';
-import { onRenderStream } from '../shared/stream-commands.js';
+import { systemContextFor } from '../../shared/request-context.js';
+import type { CommandDeps } from '../../shared/command-handler.js';
+import { onRenderStream } from '../../shared/stream-commands.js';
 
 /**
  * Records why a request produced no file; only its first outcome counts. Returns the outcome's log

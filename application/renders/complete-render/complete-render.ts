@@ -1,8 +1,8 @@
-import type { StoredFile } from '../../domain/renders/render-events.js';
-import { systemContextFor } from '../shared/request-context.js';
-import type { Render } from '../../domain/renders/render.js';
-import type { CommandDeps, KnownStream } from '../shared/command-handler.js';
-import { onRenderStream } from '../shared/stream-commands.js';
+import type { StoredFile } from '../../../domain/renders/render-events.js';
+import { systemContextFor } from '../../shared/request-context.js';
+import type { Render } from '../../../domain/renders/render.js';
+import type { CommandDeps, KnownStream } from '../../shared/command-handler.js';
+import { onRenderStream } from '../../shared/stream-commands.js';
 
 /**
  * Records the stored file of a request; only its first outcome counts. Returns the outcome's log

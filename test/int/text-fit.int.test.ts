@@ -1,0 +1,213 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RenderDocument, RenderedFile } from '../../application/ports/render-engine.js';
+import { htmlDocument } from '../../application/renders/html-document.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { ComponentDocument } from '../../domain/templates/components/component-document.js';
+import { resolveValues } from '../../domain/templates/components/resolve-values.js';
+import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
+import { createBrowserPool, type BrowserPool } from '../../infrastructure/rendering/browser-pool.js';
+import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
+import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
+import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
+import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
+
+/*
+ * Text fitting in Chromium, through the renderer and the engine the service renders with: texts of
+ * the world's scripts, short to far too long, shrunk into one centred box. Nothing may be cut at the
+ * box's edges (ink on its outermost rows or columns is text the box cut), the size never grows with
+ * the text's length and never goes below the minimum, and the render says what it did.
+ */
+
+const run = promisify(execFile);
+const canvas = createHtmlCanvasRenderer();
+const PAGE = { width: 400, height: 200 };
+const BOX = { x: 50, y: 50, width: 300, height: 100 };
+const MIN = 10;
+const START = 48;
+
+const graphemes = (text: string) => [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].map((part) => part.segment);
+/** `length` characters (graphemes: an emoji with its modifiers is one) of the sample, repeated as needed. */
+const textOf = (sample: string, length: number) => {
+  const parts = graphemes(sample);
+  return Array.from({ length }, (_, index) => parts[index % parts.length]).join('');
+};
+
+const SCRIPTS: Record<string, string> = {
+  latin: 'The quick brown fox jumps over the lazy dog, naïve façade Ångström. ',
+  cjk: '日本語のテキストと中文文本和한국어텍스트が混ざった長い文章です。',
+  arabic: 'مَرْحَبًا بِكُمْ فِي النَّصِّ الْعَرَبِيِّ مَعَ التَّشْكِيلِ ',
+  devanagari: 'हिन्दी पाठ में मात्राएँ और संयुक्ताक्षर क्षत्रिय ',
+  emoji: '😀🎉👍🏽👨‍👩‍👧 🚀🌍 ',
+  token: 'Supercalifragilisticexpialidocious0123456789ABCDEFGHIJKLMNOP ',
+};
+const LENGTHS = [3, 30, 100, 300];
+
+const textComponent = (text: string, extra: Record<string, unknown> = {}): ComponentDocument => ({
+  background: '#ffffff',
+  components: [
+    { id: 'title', type: 'TEXT', ...BOX, text, fontSize: START, fit: 'shrink', minFontSize: MIN, align: 'center', verticalAlign: 'middle', color: '#000000', ...extra },
+  ],
+});
+
+let pool: BrowserPool;
+let engine: ReturnType<typeof createChromiumRenderEngine>;
+let scratch: string;
+
+beforeAll(async () => {
+  pool = createBrowserPool({ browsers: 1, pagesPerBrowser: 2, logger: pino({ level: 'silent' }), preparePage: prepareRenderPage(createHostPolicy({ allowedPrivateHosts: [] }), NO_ORG_ASSETS) });
+  engine = createChromiumRenderEngine({ pool, loadTimeoutMs: 10_000, captureTimeoutMs: 10_000, maxPdfPages: 50 });
+  scratch = await mkdtemp(path.join(tmpdir(), 'text-fit-'));
+});
+afterAll(async () => {
+  await pool?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+const render = async (document: ComponentDocument, format: 'png' | 'pdf' = 'png'): Promise<RenderedFile> => {
+  const html = await canvas.toHtml(document, resolveValues(document, {}), PAGE);
+  return engine.render({ html, ...PAGE, scaleFactor: 1, waitTime: 0 }, { tenant: 'org-fit', format, quality: 100, crop: null });
+};
+
+/** Rows and columns of the box (page pixels) holding ink: anything darker than the white background. */
+const inkOf = async (png: Buffer) => {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const inkAt = (x: number, y: number) => {
+    const offset = (y * info.width + x) * info.channels;
+    return (data[offset] ?? 255) < 200 || (data[offset + 1] ?? 255) < 200 || (data[offset + 2] ?? 255) < 200;
+  };
+  const rows = (y: number) => Array.from({ length: BOX.width }, (_, dx) => inkAt(BOX.x + dx, y)).some(Boolean);
+  const columns = (x: number) => Array.from({ length: BOX.height }, (_, dy) => inkAt(x, BOX.y + dy)).some(Boolean);
+  let outside = false;
+  for (let y = 0; y < info.height; y++) {
+    for (let x = 0; x < info.width; x++) {
+      const inBox = x >= BOX.x && x < BOX.x + BOX.width && y >= BOX.y && y < BOX.y + BOX.height;
+      if (!inBox && inkAt(x, y)) outside = true;
+    }
+  }
+  return {
+    outside,
+    top: rows(BOX.y),
+    bottom: rows(BOX.y + BOX.height - 1),
+    left: columns(BOX.x),
+    right: columns(BOX.x + BOX.width - 1),
+    any: Array.from({ length: BOX.height }, (_, dy) => rows(BOX.y + dy)).some(Boolean),
+  };
+};
+
+const pdfText = async (pdf: Buffer, name: string) => {
+  const file = path.join(scratch, `${name}.pdf`);
+  await writeFile(file, pdf);
+  return (await run('pdftotext', ['-layout', file, '-'])).stdout;
+};
+
+describe('text fitting of a canvas TEXT in shrink mode', () => {
+  for (const [script, sample] of Object.entries(SCRIPTS)) {
+    it(`fits ${script} texts of ${LENGTHS.join(', ')} characters without cutting a glyph, never larger for a longer text`, async () => {
+      const sizes: number[] = [];
+      for (const length of LENGTHS) {
+        const file = await render(textComponent(textOf(sample, length)));
+        const fit = file.fit?.['title'];
+        expect(fit, `${script} ${length}: the render reports its fit`).toBeDefined();
+        if (!fit) return;
+        expect(fit.fontSize).toBeGreaterThanOrEqual(MIN);
+        expect(fit.fontSize).toBeLessThanOrEqual(START);
+        expect(fit.lines).toBeGreaterThanOrEqual(1);
+        const ink = await inkOf(file.content);
+        expect(ink.any, `${script} ${length}: the text is drawn`).toBe(true);
+        expect(ink.outside, `${script} ${length}: nothing drawn outside the box`).toBe(false);
+        expect({ top: ink.top, bottom: ink.bottom, left: ink.left, right: ink.right }, `${script} ${length}: no glyph cut at the box's edges (${JSON.stringify(fit)})`).toEqual({
+          top: false,
+          bottom: false,
+          left: false,
+          right: false,
+        });
+        sizes.push(fit.fontSize);
+      }
+      expect(sizes, `${script}: sizes by length`).toEqual([...sizes].sort((a, b) => b - a));
+      // The shortest text keeps its own size; the longest needs the smallest.
+      expect(sizes[0]).toBe(START);
+      expect(sizes.at(-1)).toBeLessThan(START);
+    });
+  }
+
+  it('cuts a text that does not fit at the minimum with an ellipsis, and says so; the PDF holds the kept text', async () => {
+    const text = textOf(SCRIPTS['latin'] ?? '', 2_000);
+    const file = await render(textComponent(text), 'pdf');
+    expect(file.fit?.['title']).toMatchObject({ fontSize: MIN, truncated: true });
+    const extracted = (await pdfText(file.content, 'ellipsis')).replace(/\s+/g, ' ').trim();
+    expect(extracted.endsWith('\u2026')).toBe(true);
+    expect(text.replace(/\s+/g, ' ').startsWith(extracted.slice(0, -1).trim())).toBe(true);
+    expect(extracted.length).toBeGreaterThan(100);
+  });
+
+  it('keeps every word whole while a smaller size holds them, and gives the whole text to the PDF', async () => {
+    const text = 'Fitting keeps words whole: extraordinarily long words shrink the text instead of breaking';
+    const file = await render(textComponent(text), 'pdf');
+    const fit = file.fit?.['title'];
+    expect(fit?.truncated).toBe(false);
+    expect((await pdfText(file.content, 'whole')).replace(/\s+/g, ' ').trim()).toBe(text);
+  });
+
+  it('holds the text to maxLines', async () => {
+    const file = await render(textComponent(textOf(SCRIPTS['latin'] ?? '', 100), { maxLines: 2 }));
+    expect(file.fit?.['title']?.lines).toBeLessThanOrEqual(2);
+  });
+
+  it('grows a short text to fill its box in fill mode', async () => {
+    const file = await render(textComponent('Big', { fit: 'fill', fontSize: 12 }));
+    expect(file.fit?.['title']?.fontSize).toBeGreaterThan(40);
+    const ink = await inkOf(file.content);
+    expect(ink).toMatchObject({ outside: false, top: false, bottom: false, left: false, right: false });
+  });
+
+  it('refuses a text that cannot fit when overflow is error, naming the component', async () => {
+    const refused = await render(textComponent(textOf(SCRIPTS['latin'] ?? '', 3_000), { overflow: 'error' })).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('validation');
+    expect((refused as DomainError).details.join(' ')).toMatch(/title/);
+  });
+
+  it('keeps the autoFit switch meaning shrink', async () => {
+    const file = await render(textComponent(textOf(SCRIPTS['latin'] ?? '', 300), { fit: 'none', autoFit: true }));
+    expect(file.fit?.['title']?.fontSize).toBeLessThan(START);
+  });
+});
+
+describe('text fitting of html elements marked data-fit', () => {
+  const htmlRender = (body: string, format: 'png' | 'pdf') => {
+    const document: RenderDocument = htmlDocument(body, '.box{position:absolute;left:50px;top:50px;width:300px;height:100px;font-size:48px;display:flex;align-items:center;justify-content:center;text-align:center;overflow:hidden;font-family:"DejaVu Sans"}', {
+      ...PAGE,
+      scaleFactor: 1,
+      waitTime: 0,
+    });
+    return engine.render(document, { tenant: 'org-fit', format, quality: 100, crop: null });
+  };
+
+  it('shrinks the text of a fixed box in png and in PDF, reporting it by element id; pdftotext finds all of it', async () => {
+    const text = textOf(SCRIPTS['latin'] ?? '', 200).trim();
+    const body = `<div class="box" id="headline" data-fit="shrink" data-min-font-size="10">${text}</div>`;
+    const png = await htmlRender(body, 'png');
+    expect(png.fit?.['headline']?.fontSize).toBeLessThan(48);
+    expect(png.fit?.['headline']?.truncated).toBe(false);
+    const ink = await inkOf(png.content);
+    expect(ink).toMatchObject({ any: true, outside: false, top: false, bottom: false, left: false, right: false });
+    const pdf = await htmlRender(body, 'pdf');
+    expect(pdf.fit?.['headline']).toEqual(png.fit?.['headline']);
+    expect((await pdfText(pdf.content, 'html')).replace(/\s+/g, ' ').trim()).toBe(text.replace(/\s+/g, ' '));
+  });
+
+  it('names an element without an id by its place among fitted elements', async () => {
+    const file = await htmlRender('<div class="box" data-fit="shrink">short</div>', 'png');
+    expect(Object.keys(file.fit ?? {})).toEqual(['fit-1']);
+  });
+});
