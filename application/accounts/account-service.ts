@@ -48,16 +48,17 @@ export const createAccountService = (deps: AccountServiceDeps) => {
     return orgId;
   };
 
-  const issueKeyWith = (orgId: string, key: string, prefix: string, keyId: string, label: string, scopes: readonly ApiKeyScope[]) =>
-    issueApiKey(deps, { orgId, keyId, label, prefix, hash: deps.apiKeys.hash(key), scopes });
+  const issueKeyWith = (orgId: string, key: string, prefix: string, keyId: string, label: string, scopes: readonly ApiKeyScope[], test = false) =>
+    issueApiKey(deps, { orgId, keyId, label, prefix, hash: deps.apiKeys.hash(key), scopes, ...(test ? { test } : {}) });
 
   return {
     openOrganization,
 
-    async issueApiKey(orgId: string, input: { label: string; scopes?: readonly ApiKeyScope[] }): Promise<IssuedKey> {
+    /** A test key (`test`) renders and captures for free, watermarked and kept a day. */
+    async issueApiKey(orgId: string, input: { label: string; scopes?: readonly ApiKeyScope[]; test?: boolean }): Promise<IssuedKey> {
       const { key, prefix } = deps.apiKeys.generate();
       const keyId = deps.ids.next();
-      await issueKeyWith(orgId, key, prefix, keyId, input.label, input.scopes ?? API_KEY_SCOPES);
+      await issueKeyWith(orgId, key, prefix, keyId, input.label, input.scopes ?? API_KEY_SCOPES, input.test === true);
       return { keyId, key, orgId };
     },
 
@@ -88,7 +89,7 @@ export const createAccountService = (deps: AccountServiceDeps) => {
       // Found by its digest, so the key matches: hashing it again to compare would only cost time on every request.
       const found: ApiKeyView | null = await deps.accounts.findKeyByHash(deps.apiKeys.hash(key));
       if (!found || found.revoked) return null;
-      return { orgId: found.orgId, actor: found.id, scopes: found.scopes };
+      return { orgId: found.orgId, actor: found.id, scopes: found.scopes, ...(found.test ? { test: true } : {}) };
     },
 
     getAccount: (orgId: string): Promise<AccountView | null> => deps.accounts.getAccount(orgId),

@@ -9,6 +9,7 @@ export interface IssueApiKeyInput {
   readonly prefix: string;
   readonly hash: string;
   readonly scopes: readonly ApiKeyScope[];
+  readonly test?: boolean;
 }
 
 /** Records a new API key of an organization by its hash. */

@@ -10,6 +10,7 @@ import type { CommandDeps } from '../shared/command-handler.js';
 import { requestCapture } from './request-capture/request-capture.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { requireScope } from '../shared/scopes.js';
+import { testExpiry } from '../../domain/renders/test-mode.js';
 
 /** What the client may add to either capture: the outcome by webhook instead of waiting for it. */
 export interface CaptureDelivery {
@@ -53,14 +54,17 @@ export const createCaptureService = (deps: CaptureServiceDeps) => {
       if (input.webhookUrl !== undefined) await deps.urls.assertUrlAllowed(input.webhookUrl);
       const now = deps.clock.now();
       const requestId = deps.ids.next();
+      const test = context.caller.test === true;
+      const capture = captureSpecOf(input, requestId);
       const requested: CaptureRequested['data'] = {
         requestId,
         orgId: context.caller.orgId,
         request,
-        capture: captureSpecOf(input, requestId),
-        credits: CAPTURE_CREDITS,
+        capture: test ? { ...capture, expires: testExpiry(capture.expires) } : capture,
+        credits: test ? 0 : CAPTURE_CREDITS,
         webhookUrl: input.webhookUrl ?? null,
         requestedAt: now.toISOString(),
+        ...(test ? { test: true as const } : {}),
       };
       await assertAccountAdmits(deps.accounts, context.caller.orgId, requested.credits, requested.requestedAt.slice(0, 10));
       const sync = !input.webhookUrl;

@@ -26,7 +26,7 @@ export const createCaptureSteps = (deps: CaptureStepsDeps) => ({
     if (state.kind !== 'capture') throw notFound('Capture');
     const { request } = state;
     return measuredRender(deps.metrics, { kind: 'capture', format: request.capture.kind }, async () => {
-      return storeFile(deps.storage, request, request.capture.fileName, await deps.capturer.capture(request.capture, request.orgId));
+      return storeFile(deps.storage, request, request.capture.fileName, await deps.capturer.capture(request.capture, request.orgId, { test: request.test === true }));
     });
   },
 });

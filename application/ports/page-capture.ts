@@ -9,6 +9,9 @@ export interface UrlGuard {
 
 /** Loads someone else's web page in a browser and captures it as an image or a PDF. */
 export interface PageCapturer {
-  /** `tenant`: the organization the capture is for; its pages are never shared with another. */
-  capture(spec: CaptureSpec, tenant: string): Promise<RenderedFile>;
+  /**
+   * `tenant`: the organization the capture is for; its pages are never shared with another. `test`:
+   * a test key's capture, drawn with TEST across it.
+   */
+  capture(spec: CaptureSpec, tenant: string, marks?: { readonly test?: boolean }): Promise<RenderedFile>;
 }

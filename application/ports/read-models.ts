@@ -62,6 +62,8 @@ export interface ApiKeyView {
   readonly prefix: string;
   readonly label: string;
   readonly scopes: readonly ApiKeyScope[];
+  /** A test key (see ApiKeyIssued). */
+  readonly test: boolean;
   readonly revoked: boolean;
   readonly createdAt: Date;
 }
@@ -157,6 +159,8 @@ export interface ResultView {
   readonly completedAt: Date | null;
   /** What fitting did to the text of the render's fitted elements; null when none were. */
   readonly fit: TextFits | null;
+  /** Made with a test key: free, watermarked, kept a day. */
+  readonly test: boolean;
   /** Video renders only: frames captured so far (never going back) of the whole video. */
   readonly framesDone: number | null;
   readonly framesTotal: number | null;

@@ -23,6 +23,7 @@ import type { CommandDeps } from '../shared/command-handler.js';
 import { settledMemo } from '../shared/settled-memo.js';
 import { readEvents } from '../shared/stream-reads.js';
 import { htmlDocument } from './html-document.js';
+import { withTestWatermark } from './test-watermark.js';
 import { loadRenderStream } from './load-render.js';
 import { measuredRender } from './render-metrics.js';
 import { createRendersAhead } from './renders-ahead.js';
@@ -143,7 +144,8 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       // An html template printed is a document of as many pages as it needs; a canvas is one design.
       const paged = format === 'pdf' && spec.editor === 'html-editor' ? { paged: true, title: spec.templateName } : {};
       const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime, ...paged };
-      const document = await pageOf(template, spec.data, size);
+      const page = await pageOf(template, spec.data, size);
+      const document = request.test ? withTestWatermark(page) : page;
       return deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard, background: waiting === 'nobody' });
     });
   };

@@ -10,6 +10,7 @@ import { recordRenderProgress } from './record-render-progress/record-render-pro
 import type { CommandDeps } from '../shared/command-handler.js';
 import { measuredRender } from './render-metrics.js';
 import { storageKeyOf, type RenderSteps } from './render-steps.js';
+import { withTestWatermark } from './test-watermark.js';
 
 export interface VideoStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
@@ -74,7 +75,8 @@ export const createVideoSteps = (deps: VideoStepsDeps) => {
   const renderFrames = async (requestId: string, part: { index: number; segment: VideoSegment } | undefined, signal: AbortSignal | undefined) => {
     const { request, spec, format, fps, duration } = await loadVideoRequest(requestId);
     const template = await deps.renders.templateAt(spec.templateId, spec.templateRevision);
-    const page = await deps.renders.pageOf(template, spec.data, { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime });
+    const drawn = await deps.renders.pageOf(template, spec.data, { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime });
+    const page = request.test ? withTestWatermark(drawn) : drawn;
     const videoFrames = videoFrameCount(duration, fps);
     const progress = progressRecorder(videoFrames, (framesDone) => recordRenderProgress(deps, request, framesDone, videoFrames, part?.index));
     try {

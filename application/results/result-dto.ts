@@ -61,6 +61,8 @@ export interface ResultDetailDto extends ResultListItemDto {
   webhook?: WebhookDeliveryView;
   /** Renders with fitted text only: what fitting did, by component id (canvas) or element id (html). */
   fit?: TextFits;
+  /** Test keys' renders and captures only: free, watermarked, kept a day. */
+  test?: true;
 }
 
 const UNSORTED: SortDto = { empty: true, unsorted: true, sorted: false };
@@ -119,4 +121,5 @@ export const toResultDetail = (view: ResultView, href: string): ResultDetailDto 
   ...(view.status === 'pending' && view.framesTotal !== null ? { progress: { framesDone: view.framesDone ?? 0, framesTotal: view.framesTotal } } : {}),
   ...(view.webhook ? { webhook: view.webhook } : {}),
   ...(view.fit ? { fit: view.fit } : {}),
+  ...(view.test ? { test: true as const } : {}),
 });

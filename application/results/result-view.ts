@@ -25,6 +25,7 @@ const pendingFields = (data: AcceptedRequest) => {
     contentType: null,
     bytes: null,
     fit: null,
+    test: data.test === true,
     cached: false,
     request: data.request,
     failureReason: null,

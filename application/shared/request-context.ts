@@ -6,6 +6,8 @@ export interface Caller {
   /** The API key id, or "system" for the service's own work (CLI, bootstrap). */
   readonly actor: string;
   readonly scopes: readonly ApiKeyScope[];
+  /** Calling with a test key: what it renders or captures is free, watermarked and short-lived. */
+  readonly test?: boolean;
 }
 
 export interface RequestContext {

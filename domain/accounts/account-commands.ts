@@ -23,6 +23,8 @@ export interface IssueApiKey {
     readonly prefix: string;
     readonly hash: string;
     readonly scopes: readonly ApiKeyScope[];
+    /** A test key: its renders and captures are free, watermarked and short-lived (see ApiKeyIssued). */
+    readonly test?: boolean;
     readonly now: string;
   };
 }

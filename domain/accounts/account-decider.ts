@@ -55,6 +55,7 @@ export const decideIssueApiKey = ({ data }: IssueApiKey, state: Account): ApiKey
         prefix: data.prefix,
         hash: data.hash,
         scopes: [...data.scopes],
+        ...(data.test ? { test: true as const } : {}),
         issuedAt: data.now,
       },
     },

@@ -45,6 +45,11 @@ export type ApiKeyIssued = DomainEvent<
     /** SHA-256 of the key, hex. The key itself is never stored. */
     hash: string;
     scopes: ApiKeyScope[];
+    /**
+     * A test key, for building an integration without paying for it: what it renders or captures is
+     * free, watermarked TEST, flagged `test`, kept a day and left out of usage. Absent on live keys.
+     */
+    test?: true;
     issuedAt: string;
   }
 >;

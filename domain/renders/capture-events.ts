@@ -122,5 +122,7 @@ export type CaptureRequested = DomainEvent<
     credits: number;
     webhookUrl: string | null;
     requestedAt: string;
+    /** Made with a test key: free, watermarked, kept a day (test-mode.ts). Absent otherwise. */
+    test?: true;
   }
 >;

@@ -59,6 +59,8 @@ export type RenderRequested = DomainEvent<
      * no `data`, and this names the request that stored it. Null when the data is stored here.
      */
     dataFrom: string | null;
+    /** Made with a test key: free, watermarked, kept a day (test-mode.ts). Absent otherwise. */
+    test?: true;
   }
 >;
 

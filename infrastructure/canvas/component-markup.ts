@@ -1,5 +1,6 @@
 import type { Component, ComponentType } from '../../domain/templates/components/component-document.js';
 import { propsOf, type PropsOf } from '../../domain/templates/components/component-properties.js';
+import { barcodeSvg } from './barcode.js';
 import { chartConfig } from './chart-config.js';
 import { escapeHtml, style } from './markup.js';
 import { qrCodeSvg } from './qr-code.js';
@@ -17,8 +18,20 @@ const shape = ({ fill, stroke, strokeWidth }: PropsOf<'CIRCLE'>, radius: string)
 
 const JUSTIFY = { top: 'flex-start', middle: 'center', bottom: 'flex-end' } as const;
 
-/** Auto-fit boxes carry data-autofit; the page script shrinks their font until the text fits. */
-const textMarkup = (props: PropsOf<'TEXT'>) => {
+/** The text's fitting, as the attributes the renderer fits marked elements by (text-fit); none when its size is simply kept. */
+const fitAttributes = (componentId: string, props: PropsOf<'TEXT'>) => {
+  const mode = props.fit !== 'none' ? props.fit : props.autoFit ? 'shrink' : 'none';
+  if (mode === 'none' && props.maxLines === 0) return '';
+  return [
+    ` data-fit="${mode}" data-fit-id="${escapeHtml(componentId)}"`,
+    ` data-min-font-size="${props.minFontSize}" data-overflow="${props.overflow}"`,
+    props.maxLines > 0 ? ` data-max-lines="${props.maxLines}"` : '',
+  ].join('');
+};
+
+const FITTED_SIDE_ROOM_EM = 0.05;
+
+const textMarkup = (componentId: string, props: PropsOf<'TEXT'>) => {
   const declarations = style({
     display: 'flex',
     'flex-direction': 'column',
@@ -35,13 +48,23 @@ const textMarkup = (props: PropsOf<'TEXT'>) => {
     'white-space': 'pre-wrap',
     'overflow-wrap': 'break-word',
   });
-  return `<div class="cv-text"${props.autoFit ? ' data-autofit' : ''} style="${FILL};${declarations}"><div>${escapeHtml(props.text)}</div></div>`;
+  const fit = fitAttributes(componentId, props);
+  // Fitted lines fill the box from side to side: a little room keeps glyphs that overhang their advance whole.
+  const room = fit === "" ? "" : `;padding:0 calc(${FITTED_SIDE_ROOM_EM}em + 1px)`;
+  return `<div class="cv-text"${fit} style="${FILL};${declarations}${room}"><div>${escapeHtml(props.text)}</div></div>`;
 };
 
 const mediaStyle = (objectFit: string, extra = '') => `${FILL};display:block;object-fit:${objectFit}${extra}`;
 
-const imageMarkup = ({ src, objectFit, radius }: PropsOf<'IMAGE'>) =>
-  src === '' ? '' : `<img src="${escapeHtml(src)}" alt="" style="${mediaStyle(objectFit, `;border-radius:${radius}px`)}">`;
+/**
+ * No source, no element. An image that may fail quietly removes itself when it does: a handler in
+ * the markup is in place before the image can fail (a listener added by the page script could come
+ * after a quick failure), and it runs before the page's load event, which the capture waits for.
+ */
+const imageMarkup = ({ src, objectFit, radius, hideOnError }: PropsOf<'IMAGE'>) =>
+  src === ''
+    ? ''
+    : `<img src="${escapeHtml(src)}" alt=""${hideOnError ? ' onerror="this.remove()"' : ''} style="${mediaStyle(objectFit, `;border-radius:${radius}px`)}">`;
 
 /**
  * The source is an attribute the page script reads: a video render swaps the element for frames it
@@ -92,7 +115,7 @@ export const componentMarkup = (component: Component, values: Readonly<Record<st
     case 'CIRCLE':
       return { html: shape(props('CIRCLE'), '50%') };
     case 'TEXT':
-      return { html: textMarkup(props('TEXT')) };
+      return { html: textMarkup(component.id, props('TEXT')) };
     case 'IMAGE':
       return { html: imageMarkup(props('IMAGE')) };
     case 'VIDEO':
@@ -101,6 +124,8 @@ export const componentMarkup = (component: Component, values: Readonly<Record<st
       const qr = props('QR_CODE');
       return { html: qrCodeSvg(qr.value, qr.color, qr.background) };
     }
+    case 'BARCODE':
+      return { html: barcodeSvg(props('BARCODE'), { width, height }) };
     case 'CHART': {
       const canvasId = `cv-chart-${index}`;
       return { html: `<canvas id="${canvasId}" width="${width}" height="${height}"></canvas>`, chart: { canvasId, config: chartConfig(props('CHART')) } };

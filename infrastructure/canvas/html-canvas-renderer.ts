@@ -1,5 +1,6 @@
 import type { CanvasRenderer } from '../../application/ports/canvas-renderer.js';
 import type { Component } from '../../domain/templates/components/component-document.js';
+import { isHidden } from '../../domain/templates/components/component-properties.js';
 import type { AnimatedComponent } from '../../domain/templates/components/component-timeline.js';
 import { chartLibrarySource } from './chart-config.js';
 import { componentMarkup, type ComponentMarkup } from './component-markup.js';
@@ -32,9 +33,8 @@ interface Track extends AnimatedComponent {
 }
 
 /*
- * Runs once when the page loads, before it is captured. Auto-fit halves the gap between a size
- * that fits and one that does not (a fixed number of steps, so the result is always the same).
- * __seekFrame is the video renderer's clock: it sets each animated component's state for an
+ * Runs once when the page loads, before it is captured. (Text marked data-fit is fitted by the
+ * renderer once the page and its fonts have loaded: rendering/text-fit.) __seekFrame is the video renderer's clock: it sets each animated component's state for an
  * instant, synchronously, from the same timeline code the service tests.
  *
  * VIDEO components: a <video> plays on wall-clock time and shows whatever frame it has loaded, so
@@ -44,19 +44,6 @@ interface Track extends AnimatedComponent {
  * manifest (image renders) the <video> loads its source and shows what it has.
  */
 const pageScript = (tracks: readonly Track[]) => `(() => {
-  for (const box of document.querySelectorAll('[data-autofit]')) {
-    const text = box.firstElementChild;
-    const fits = () => text.offsetHeight <= box.clientHeight && text.scrollWidth <= box.clientWidth;
-    if (fits()) continue;
-    let low = 1;
-    let high = parseFloat(box.style.fontSize);
-    for (let step = 0; step < 16; step++) {
-      const middle = (low + high) / 2;
-      box.style.fontSize = middle + 'px';
-      if (fits()) low = middle; else high = middle;
-    }
-    box.style.fontSize = low + 'px';
-  }
   const tracks = ${scriptJson(tracks)};
   const clipManifest = window.${VIDEO_CLIPS_GLOBAL};
   const clipImages = [];
@@ -107,13 +94,15 @@ const chartScript = (charts: readonly NonNullable<ComponentMarkup['chart']>[]) =
 })();`;
 
 /**
- * Draws a component document as a self-contained page: QR codes as inline SVG, charts by the
- * inlined Chart.js with animation off, images and videos by URL (fetched by the browser, through
- * the page's network guard), fonts by family name from those installed.
+ * Draws a component document as a self-contained page: QR codes and barcodes as inline SVG,
+ * charts by the inlined Chart.js with animation off, images and videos by URL (fetched by the
+ * browser, through the page's network guard), fonts by family name from those installed.
  */
 export const createHtmlCanvasRenderer = (): CanvasRenderer => ({
   async toHtml(document, values, page) {
-    const parts = document.components.map((component, index) => ({ component, index, markup: componentMarkup(component, values, index) }));
+    // Hidden components are left out whole: no pixels, no text in a PDF, no sources fetched. The
+    // others keep their index, so their ids and stacking do not move.
+    const parts = document.components.flatMap((component, index) => (isHidden(component, values) ? [] : [{ component, index, markup: componentMarkup(component, values, index) }]));
     const charts = parts.flatMap(({ markup }) => (markup.chart ? [markup.chart] : []));
     const tracks: Track[] = parts
       .filter(({ component }) => component.animation !== undefined)
@@ -125,7 +114,7 @@ export const createHtmlCanvasRenderer = (): CanvasRenderer => ({
         opacity: component.opacity,
         animation: component.animation,
       }));
-    const hasVideo = document.components.some((component) => component.type === 'VIDEO');
+    const hasVideo = parts.some(({ component }) => component.type === 'VIDEO');
     const css = [
       `html,body{margin:0;padding:0;width:${page.width}px;height:${page.height}px;overflow:hidden;background:${document.background ?? DEFAULT_BACKGROUND}}`,
       // DejaVu Sans draws some emoji (U+1F600-1F64F) in black and white; emoji-by-default characters take the colour font.

@@ -41,6 +41,7 @@ export const accountEventSchemas: EventSchemas<Exclude<AccountEvent, CreditsChar
       prefix: z.string(),
       hash: z.string().regex(/^[0-9a-f]{64}$/),
       scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
+      test: z.literal(true).optional(),
       issuedAt: isoTime,
     }),
     (v1) => ({ ...v1, scopes: v1.scopes ?? [...SCOPES_BEFORE_ADMIN] }),

@@ -64,6 +64,7 @@ const renderRequested = z.object({
   webhookUrl: z.string().nullable(),
   requestedAt: isoTime,
   dataFrom: id.nullable(),
+  test: z.literal(true).optional(),
 });
 
 const storedFile = z.object({
@@ -92,6 +93,7 @@ export const renderEventSchemas: EventSchemas<RenderEvent> = {
       credits: z.number().int().nonnegative(),
       webhookUrl: z.string().nullable(),
       requestedAt: isoTime,
+      test: z.literal(true).optional(),
     }),
   ),
   RenderServedFromCache: eventSchema(renderRequested.extend({ file: storedFile, sourceRequestId: id, completedAt: isoTime })),

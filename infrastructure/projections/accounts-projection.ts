@@ -113,8 +113,8 @@ export const evolveApiKeyRow = (row: ApiKeyRow | null, event: RecordedEvent<Acco
   if (event.type === 'ApiKeyIssued') {
     const orgId = orgIdOfStream(event.streamName);
     if (orgId === null) return row;
-    const { keyId, hash, prefix, label, scopes, issuedAt } = event.data;
-    return { id: keyId, orgId, hash, prefix, label, scopes: [...scopes], revoked: false, createdAt: new Date(issuedAt) };
+    const { keyId, hash, prefix, label, scopes, test, issuedAt } = event.data;
+    return { id: keyId, orgId, hash, prefix, label, scopes: [...scopes], test: test === true, revoked: false, createdAt: new Date(issuedAt) };
   }
   if (event.type === 'ApiKeyRevoked') return row && { ...row, revoked: true };
   return row;

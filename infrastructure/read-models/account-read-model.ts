@@ -10,6 +10,7 @@ const toKeyView = (row: ApiKeyRow): ApiKeyView => ({
   prefix: row.prefix,
   label: row.label,
   scopes: row.scopes as ApiKeyScope[],
+  test: row.test,
   revoked: row.revoked,
   createdAt: row.createdAt,
 });

@@ -57,6 +57,8 @@ export const ApiKeyRow = defineEntity({
     prefix: p.string(),
     label: p.string(),
     scopes: p.array(),
+    /** A test key: free, watermarked, short-lived renders. */
+    test: p.boolean().default(false),
     revoked: p.boolean().default(false),
     createdAt: p.datetime(),
   },
@@ -142,6 +144,8 @@ export const ResultRow = defineEntity({
     completedAt: p.datetime().nullable(),
     /** What fitting did to the text of the render's fitted elements. */
     fit: p.json<TextFits>().nullable(),
+    /** Made with a test key. */
+    test: p.boolean().default(false),
     /** Video renders only: progress of the capture while pending. */
     framesDone: p.integer().nullable(),
     framesTotal: p.integer().nullable(),

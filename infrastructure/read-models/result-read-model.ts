@@ -40,6 +40,7 @@ const toView = (row: ResultRow): ResultView => ({
   createdAt: row.createdAt,
   completedAt: row.completedAt ?? null,
   fit: row.fit ?? null,
+  test: row.test,
   framesDone: row.framesDone ?? null,
   framesTotal: row.framesTotal ?? null,
   webhook: row.webhook ?? null,

@@ -276,8 +276,26 @@ const captureImage = async (page: Page, cdp: CDPSession, spec: CaptureSpec): Pro
   return { content: await encoded.toBuffer(), contentType: outputContentType(extras.format), width, height };
 };
 
+/**
+ * A test key's capture has TEST drawn across the page, above everything it shows. Built through the
+ * DOM rather than as markup, so a page's content security policy cannot refuse its styles.
+ */
+const drawTestWatermark = (page: Page) =>
+  page
+    .evaluate(() => {
+      const cover = document.createElement('div');
+      cover.style.cssText = 'position:fixed;inset:0;z-index:2147483647;pointer-events:none;display:flex;align-items:center;justify-content:center;overflow:hidden';
+      const mark = document.createElement('div');
+      mark.textContent = 'TEST';
+      mark.style.cssText = "transform:rotate(-30deg);font:700 min(28vw,40vh)/1 'DejaVu Sans',sans-serif;letter-spacing:.05em;color:rgba(220,0,0,.4);white-space:nowrap";
+      cover.append(mark);
+      (document.body ?? document.documentElement).append(cover);
+    })
+    // A page that forbids changes to itself is still captured: its file is flagged test all the same.
+    .catch(() => {});
+
 /** A capture with extension options: each one's step, in order, on the page the pool lent. */
-const captureWithExtras = async (page: Page, cdp: CDPSession, spec: CaptureSpec, options: PageCaptureOptions): Promise<RenderedFile> => {
+const captureWithExtras = async (page: Page, cdp: CDPSession, spec: CaptureSpec, options: PageCaptureOptions, test: boolean): Promise<RenderedFile> => {
   const extras = captureExtrasOf(spec);
   if (extras.colorScheme !== null) await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: extras.colorScheme }]);
   // A pool page woken from its frozen state is hidden, and a hidden page runs no animation frames,
@@ -293,6 +311,7 @@ const captureWithExtras = async (page: Page, cdp: CDPSession, spec: CaptureSpec,
     if (spec.waitTime > 0) await sleep(spec.waitTime);
     if (extras.scrollPage) await scrollThrough(page, Date.now() + options.captureTimeoutMs);
     if (blocking) await blocking.settle(Date.now() + options.captureTimeoutMs);
+    if (test) await drawTestWatermark(page);
     if (spec.kind === 'pdf') return await capturePage(page, cdp, spec, options);
     return await captureImage(page, cdp, spec);
   } finally {
@@ -308,13 +327,15 @@ const captureWithExtras = async (page: Page, cdp: CDPSession, spec: CaptureSpec,
  * organization's own; the pool ends a capture that outlives every phase's bound.
  */
 export const createPageCapturer = (options: PageCaptureOptions): PageCapturer => ({
-  capture: (spec: CaptureSpec, tenant: string): Promise<RenderedFile> =>
+  capture: (spec: CaptureSpec, tenant: string, marks = {}): Promise<RenderedFile> =>
     options.pool.withPage(
       async (page, cdp) => {
+        const test = marks.test === true;
         await fitViewport(page, { width: spec.width, height: spec.height, deviceScaleFactor: 1 });
-        if (hasExtras(spec)) return captureWithExtras(page, cdp, spec, options);
+        if (hasExtras(spec)) return captureWithExtras(page, cdp, spec, options, test);
         await navigate(page, spec.url, options.navigationTimeoutMs);
         if (spec.waitTime > 0) await sleep(spec.waitTime);
+        if (test) await drawTestWatermark(page);
         return capturePage(page, cdp, spec, options);
       },
       {

@@ -71,9 +71,10 @@ key
   .requiredOption('--org <orgId>', 'organization id')
   .option('--label <label>', 'what the key is for', 'cli')
   .option('--scopes <list>', `comma-separated: ${API_KEY_SCOPES.join(',')}`, parseScopes)
+  .option('--test', 'a test key: its renders and captures are free, watermarked TEST and kept 24 h')
   .action(
-    withRuntime(async (runtime, options: { org: string; label: string; scopes?: ApiKeyScope[] }) => {
-      const issued = await runtime.services.accounts.issueApiKey(options.org, { label: options.label, scopes: options.scopes });
+    withRuntime(async (runtime, options: { org: string; label: string; scopes?: ApiKeyScope[]; test?: boolean }) => {
+      const issued = await runtime.services.accounts.issueApiKey(options.org, { label: options.label, scopes: options.scopes, test: options.test === true });
       print({ ...issued, note: 'The key is shown only this once; only its hash is stored.' });
     }),
   );

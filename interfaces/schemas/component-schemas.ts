@@ -74,7 +74,15 @@ const propertyField = (spec: PropertySpec) =>
       const result = spec.check.check(value, false);
       if (!result.ok) context.addIssue({ code: 'custom', message: result.message });
     })
-    .meta({ description: `${spec.check.input}; ${JSON.stringify(spec.defaultValue)} when absent` });
+    .meta({
+      description: [
+        spec.description,
+        spec.check.options ? `${spec.check.input}: one of ${spec.check.options.join(', ')}` : spec.check.input,
+        `${JSON.stringify(spec.defaultValue)} when absent`,
+      ]
+        .filter((part) => part !== undefined)
+        .join('; '),
+    });
 
 const pascalCase = (type: ComponentType) =>
   type

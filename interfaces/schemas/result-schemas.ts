@@ -98,6 +98,7 @@ export const ResultDetail = ResultListItem.extend({
     .optional()
     .meta({ description: 'Only for requests with a webhookUrl: how the delivery stands' }),
   fit: TextFitsSchema.optional(),
+  test: z.literal(true).optional().meta({ description: "Only for a test key's renders and captures: free, watermarked TEST, kept 24 hours, not in usage" }),
 }).meta({ id: 'RenderResult' });
 
 export const Usage = z

@@ -36,3 +36,11 @@ export const freshId = (type: string, taken: readonly string[]): string => {
   const base = type.toLowerCase().replaceAll('_', '-');
   for (let n = 1; ; n++) if (!taken.includes(`${base}${n}`)) return `${base}${n}`;
 };
+
+/** `#rrggbb` of a hex colour (`#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, alpha dropped), as a colour picker holds it; null for other forms. */
+export const hexColor = (value: string): string | null => {
+  const match = /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.exec(value.trim());
+  if (!match?.[1]) return null;
+  const digits = match[1].toLowerCase();
+  return digits.length <= 4 ? `#${[...digits.slice(0, 3)].map((digit) => digit + digit).join('')}` : `#${digits.slice(0, 6)}`;
+};

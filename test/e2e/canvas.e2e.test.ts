@@ -70,7 +70,7 @@ describe('GET/PUT /api/v2/my-templates/{id}/components', () => {
       locked: false,
     });
     expect(template.properties).toContainEqual(expect.objectContaining({ key: 'title.fontSize', type: 'number', defaultValue: '24', locked: true }));
-    expect(template.properties).toHaveLength(4 + 10);
+    expect(template.properties).toHaveLength(5 + 15);
 
     const listed = (await app.call('GET', '/api/v2/my-templates')).body.find((entry: { identifier: string }) => entry.identifier === templateId);
     expect(listed.properties).toEqual(template.properties);

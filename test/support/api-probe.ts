@@ -91,13 +91,14 @@ const judge = (answer: RawAnswer): { problem: string | null; label: string } => 
 
 type TemplateKind = 'html' | 'canvas' | 'canvas-html';
 
-/** Components render data can name (`title.text`, `qr.value`), with properties of several kinds. */
+/** Components render data can name (`title.text`, `qr.value`, `code.value`), with properties of several kinds. */
 const COMPONENTS = {
   background: '#fafafa',
   components: [
     { type: 'TEXT', id: 'title', x: 10, y: 10, width: 300, height: 60, text: 'Hello', fontSize: 24 },
     { type: 'QR_CODE', id: 'qr', x: 10, y: 80, width: 120, height: 120, value: 'https://example.com' },
     { type: 'RECTANGLE', id: 'box', x: 200, y: 80, width: 50, height: 50 },
+    { type: 'BARCODE', id: 'code', x: 140, y: 140, width: 170, height: 60, format: 'ean13', value: '5901234123457' },
   ],
 };
 

@@ -59,6 +59,7 @@ const resultView = ({ deleted: _deleted, fileDeleted: _fileDeleted, ...row }: Re
   status: row.status as ResultView['status'],
   url: row.url ?? null,
   fit: row.fit ?? null,
+  test: row.test ?? false,
   templateVersion: row.templateVersion ?? null,
   width: row.width ?? null,
   height: row.height ?? null,

@@ -50,7 +50,7 @@ describe('accounts projection', () => {
 
   it('keeps API keys and marks revoked ones', async () => {
     const issued = (keyId: string) => account({ type: 'ApiKeyIssued', data: { keyId, label: keyId, prefix: 'rk_', hash: `hash-${keyId}`, scopes: ['render'], issuedAt: at(1) } });
-    const key = (id: string, revoked: boolean): ApiKeyRow => ({ id, orgId, hash: `hash-${id}`, prefix: 'rk_', label: id, scopes: ['render'], revoked, createdAt: new Date(at(1)) });
+    const key = (id: string, revoked: boolean): ApiKeyRow => ({ id, orgId, hash: `hash-${id}`, prefix: 'rk_', label: id, scopes: ['render'], test: false, revoked, createdAt: new Date(at(1)) });
     await spec()
       .given(opened, issued('k1'), issued('k2'))
       .when(account({ type: 'ApiKeyRevoked', data: { keyId: 'k1', revokedAt: at(2) } }))

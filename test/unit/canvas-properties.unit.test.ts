@@ -34,6 +34,7 @@ describe('deriveProperties', () => {
       'bg.stroke',
       'bg.strokeWidth',
       'bg.radius',
+      'bg.hidden',
     ]);
     expect(properties.find((property) => property.key === 'bg.fill')).toEqual({
       key: 'bg.fill',
@@ -133,7 +134,7 @@ describe('documentProblems', () => {
       "components[1] (id 'title').value: must be text of 1 to 2000 characters",
       "components[2] (id 'title').id: is used by an earlier component; ids must be unique",
       "components[2] (id 'title').animation: only canvas-html templates animate",
-      "components[2] (id 'title').text: is not a property of RECTANGLE (it has fill, stroke, strokeWidth, radius)",
+      "components[2] (id 'title').text: is not a property of RECTANGLE (it has fill, stroke, strokeWidth, radius, hidden)",
       "components[3] (id 'path').d: must be SVG path data (commands, numbers, commas and spaces)",
       "components[4] (id 'chart').datasets: [0] data must be a list of at most 1000 numbers",
     ]);

@@ -63,7 +63,7 @@ describe('parseComponentDocument', () => {
       }),
     ).toEqual([
       'background: must be a colour: #rgb, #rrggbb, rgb(), rgba(), hsl() or a colour name',
-      "components[1] (id 'b').type: must be one of RECTANGLE, CIRCLE, TEXT, IMAGE, VIDEO, QR_CODE, CHART, SVG_GROUP, SVG_PATH, RATING, HTML",
+      "components[1] (id 'b').type: must be one of RECTANGLE, CIRCLE, TEXT, IMAGE, VIDEO, QR_CODE, BARCODE, CHART, SVG_GROUP, SVG_PATH, RATING, HTML",
       "components[2] (id 'title').animation.enter.offset: must be a whole number from 0 to 30000",
       "components[2] (id 'title').animation.enter.from.opacity: must be a number from 0 to 1",
       "components[2] (id 'title').fontSize: must be a number from 1 to 1000",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatValue, freshId, parseValue } from '../../studio/src/component-values.js';
+import { formatValue, freshId, hexColor, parseValue } from '../../studio/src/component-values.js';
 import { sameOriginLink } from '../../studio/src/file-links.js';
 import { dragged, nudged } from '../../studio/src/geometry.js';
 import { sampleDataFor } from '../../studio/src/sample-data.js';
@@ -46,6 +46,15 @@ describe('property values in the component form', () => {
   it('names a new component after its type with the first free number, without dots', () => {
     expect(freshId('QR_CODE', ['qr-code1'])).toBe('qr-code2');
     expect(freshId('TEXT', [])).toBe('text1');
+  });
+
+  it('gives the colour picker the #rrggbb of hex colours, alpha dropped', () => {
+    expect(hexColor('#FA0')).toBe('#ffaa00');
+    expect(hexColor('#fa08')).toBe('#ffaa00');
+    expect(hexColor('#12ab34')).toBe('#12ab34');
+    expect(hexColor(' #12ab3480 ')).toBe('#12ab34');
+    expect(hexColor('red')).toBeNull();
+    expect(hexColor('#12ab3')).toBeNull();
   });
 });
 

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { cacheMaterial } from '../../../domain/renders/cache-key.js';
 import { renderCost } from '../../../domain/renders/pricing.js';
+import { testExpiry } from '../../../domain/renders/test-mode.js';
 import type { RenderRequested } from '../../../domain/renders/render-events.js';
 import { validationError } from '../../../domain/shared/errors.js';
 import { assertJsonFieldSizes } from '../../../domain/shared/json-size.js';
@@ -36,9 +37,12 @@ export const prepareRenderRequest = async (deps: PrepareRenderDeps, context: Req
   const latest = await deps.templates.get(orgId, input.template);
   if (!latest) throw validationError(`Template ${input.template} not found`, [`template: no template ${input.template}`]);
   const template = await templateToRender(deps.eventStore, latest, input.templateVersion);
-  const spec = buildSpec(template, input, requestId);
+  const test = context.caller.test === true;
+  const built = buildSpec(template, input, requestId);
+  const spec = test ? { ...built, expires: testExpiry(built.expires) } : built;
   const assetsVersion = (await deps.accounts.getAccount(orgId))?.assetsVersion ?? 0;
-  const sameRenderKey = hash('sha256', cacheMaterial(orgId, spec, input.version ?? null, assetsVersion), 'hex');
+  // A test render is watermarked: it is never the same file as a live one.
+  const sameRenderKey = hash('sha256', `${cacheMaterial(orgId, spec, input.version ?? null, assetsVersion)}${test ? '\u0000test' : ''}`, 'hex');
   return {
     sameRenderKey,
     requested: {
@@ -47,12 +51,13 @@ export const prepareRenderRequest = async (deps: PrepareRenderDeps, context: Req
       request: { ...input },
       spec,
       cacheKey: input.cache !== false ? sameRenderKey : null,
-      credits: renderCost(spec.format, spec.duration, false),
+      credits: test ? 0 : renderCost(spec.format, spec.duration, false),
       batchName: input.batchName ?? null,
       metadata: input.metadata ?? null,
       webhookUrl: input.webhookUrl ?? null,
       requestedAt: deps.clock.now().toISOString(),
       dataFrom: null,
+      ...(test ? { test: true as const } : {}),
     },
   };
 };

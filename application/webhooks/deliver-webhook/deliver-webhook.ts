@@ -52,7 +52,14 @@ export class WebhookAttemptFailed extends Error {
 export const webhookPayload = (render: AcceptedRender, href: string, request: Record<string, unknown> = render.request.request): Record<string, unknown> => {
   const templateVersion = render.kind === 'template' ? render.request.spec.templateVersion : undefined;
   const fit = render.file?.fit;
-  const base = { requestId: render.request.requestId, href, request, ...(templateVersion !== undefined ? { templateVersion } : {}), ...(fit ? { fit } : {}) };
+  const base = {
+    requestId: render.request.requestId,
+    href,
+    request,
+    ...(templateVersion !== undefined ? { templateVersion } : {}),
+    ...(fit ? { fit } : {}),
+    ...(render.request.test ? { test: true } : {}),
+  };
   if (render.status === 'failed') return { ...base, status: 'failed', failureReason: render.failureReason };
   return render.kind === 'template' && isVideoFormat(render.request.spec.format) ? { ...base, status: render.status } : base;
 };

@@ -11,6 +11,7 @@ export const COMPONENT_TYPES = [
   'IMAGE',
   'VIDEO',
   'QR_CODE',
+  'BARCODE',
   'CHART',
   'SVG_GROUP',
   'SVG_PATH',

@@ -1,7 +1,7 @@
 import { validationError } from '../../shared/errors.js';
 import type { Editor } from '../template-settings.js';
 import { COMPONENT_BASE_KEYS, componentLabel, type ComponentDocument } from './component-document.js';
-import { propertySpecsOf } from './component-properties.js';
+import { propertySpecsOf, ruleProblemOf } from './component-properties.js';
 import { color } from './property-checks.js';
 
 /** html-editor templates have markup instead of components (and canvas templates no markup). */
@@ -15,8 +15,9 @@ const BASE_KEYS: ReadonlySet<string> = new Set(COMPONENT_BASE_KEYS);
 
 /**
  * The rules of a component document beyond its shape (which the edge validates): ids that can form
- * property keys, known and valid properties, animation only where the editor can play it. One line
- * per problem, each naming the component and property.
+ * property keys, known and valid properties, rules between a component's properties (a barcode's
+ * value and format), animation only where the editor can play it. One line per problem, each
+ * naming the component and property.
  */
 export const documentProblems = (document: ComponentDocument, editor: Editor): string[] => {
   const problems: string[] = [];
@@ -33,6 +34,7 @@ export const documentProblems = (document: ComponentDocument, editor: Editor): s
       problems.push(`${label}.animation: only canvas-html templates animate`);
     }
     const specs = propertySpecsOf(component.type);
+    const before = problems.length;
     for (const [name, value] of Object.entries(component)) {
       if (BASE_KEYS.has(name) || value === undefined) continue;
       const spec = specs[name];
@@ -43,6 +45,10 @@ export const documentProblems = (document: ComponentDocument, editor: Editor): s
       const result = spec.check.check(value, false);
       if (!result.ok) problems.push(`${label}.${name}: ${result.message}`);
     }
+    if (problems.length > before) return;
+    const props = Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, component[name] ?? spec.defaultValue]));
+    const rule = ruleProblemOf(component.type, props);
+    if (rule) problems.push(`${label}.${rule.properties[0]}: ${rule.message}`);
   });
   return problems;
 };

@@ -12,6 +12,8 @@ export type CheckResult<V> = { readonly ok: true; readonly value: V } | { readon
 export interface ValueCheck<V> {
   /** The property's input type, as Property.type reports it. */
   readonly input: PropertyInput;
+  /** The values a select takes. */
+  readonly options?: readonly string[];
   /** `fromText`: also accept the text form of the value (render data). */
   check(value: unknown, fromText: boolean): CheckResult<V>;
 }
@@ -73,10 +75,12 @@ export const boolean: ValueCheck<boolean> = check('boolean', (value, fromText) =
   return fail('must be true or false');
 });
 
-export const oneOf = <const V extends string>(values: readonly V[]): ValueCheck<V> =>
-  check('select', (value) =>
+export const oneOf = <const V extends string>(values: readonly V[]): ValueCheck<V> => ({
+  ...check('select', (value) =>
     typeof value === 'string' && (values as readonly string[]).includes(value) ? ok(value as V) : fail(`must be one of ${values.join(', ')}`),
-  );
+  ),
+  options: values,
+});
 
 /*
  * Colours end up inside CSS and SVG attributes, so only forms that cannot break out of them pass:

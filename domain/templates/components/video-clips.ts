@@ -1,5 +1,5 @@
 import type { Component, ComponentDocument } from './component-document.js';
-import { propsOf } from './component-properties.js';
+import { isHidden, propsOf } from './component-properties.js';
 
 /**
  * One distinct source of a document's VIDEO components, and the largest box it is shown in (CSS
@@ -15,12 +15,12 @@ export interface VideoClip {
 
 const isVideo = (component: Component): component is Component & { readonly type: 'VIDEO' } => component.type === 'VIDEO';
 
-/** The VIDEO sources of a document with `values` applied, each once, in the order they first appear. */
+/** The VIDEO sources of a document with `values` applied, each once, in the order they first appear; hidden components show none. */
 export const videoClipsOf = (document: ComponentDocument, values: Readonly<Record<string, unknown>>): VideoClip[] => {
   const clips = new Map<string, VideoClip>();
   for (const component of document.components.filter(isVideo)) {
     const { src, objectFit } = propsOf(component, values);
-    if (src === '') continue;
+    if (src === '' || isHidden(component, values)) continue;
     const known = clips.get(src);
     clips.set(src, {
       src,

@@ -11,6 +11,7 @@ import { useDebouncedRender } from '../use-debounced-render';
 import { useLatestVersion } from '../use-latest-version';
 import { useSerialSave } from '../use-serial-save';
 import { ComponentForm, type AssetChoices } from './component-form';
+import { ColorInput } from './color-input';
 import { ComponentOverlay } from './component-overlay';
 import { PreviewImage } from './preview-image';
 import { VideoPreview } from './video-preview';
@@ -23,6 +24,8 @@ const starter = (type: Component['type'], id: string, page: Box): Component => {
       return { ...box, type, text: 'Text', fontSize: Math.max(12, Math.round(box.height / 3)) };
     case 'QR_CODE':
       return { ...box, type, width: box.height, value: 'https://example.com' };
+    case 'BARCODE':
+      return { ...box, type, format: 'code128', value: '0123456789' };
     case 'CIRCLE':
       return { ...box, type, width: box.height, fill: '#4a90d9' };
     case 'RECTANGLE':
@@ -101,6 +104,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
             <li key={component.id}>
               <button type="button" className="pick" aria-pressed={component.id === selected} onClick={() => setSelected(component.id)}>
                 {component.id} <span className="type">{component.type}</span>
+                {component.hidden === true && <span className="type"> (hidden)</span>}
               </button>
               <button type="button" aria-label={`Remove ${component.id}`} onClick={() => remove(component.id)}>
                 Remove
@@ -121,9 +125,15 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
             Add
           </button>
         </div>
-        <label>
+        <label htmlFor="document-background">
           Background
-          <input value={typeof document.background === 'string' ? document.background : ''} placeholder="#ffffff" onChange={(event) => setDocument({ ...document, background: event.target.value || undefined })} />
+          <ColorInput
+            id="document-background"
+            label="background"
+            value={typeof document.background === 'string' ? document.background : ''}
+            placeholder="#ffffff"
+            onChange={(background) => setDocument({ ...document, background: background || undefined })}
+          />
         </label>
       </section>
       <div className="canvas-column">

@@ -4,6 +4,7 @@ import { describeUpload, unlistedFamily, type FontFamilies } from '../assets';
 import { formatValue, parseValue, valueOf } from '../component-values';
 import type { Component, Property, Upload } from '../types';
 import { AnimationFields } from './animation-fields';
+import { ColorInput } from './color-input';
 import { UploadThumbnail } from './upload-thumbnail';
 
 const GEOMETRY = ['x', 'y', 'width', 'height', 'rotation', 'opacity', 'zIndex'] as const;
@@ -97,6 +98,8 @@ const PropertyField = ({ property, value, choices, onChange }: { property: Prope
       </label>
       {property.type === 'font' && choices.families ? (
         <FontFamilySelect id={id} value={text} families={choices.families} onChange={change} />
+      ) : property.type === 'color' ? (
+        <ColorInput id={id} label={property.property} value={text} invalid={problem !== null} onChange={change} />
       ) : multiline ? (
         <textarea id={id} spellCheck={false} value={text} onChange={(event) => change(event.target.value)} aria-invalid={problem !== null} />
       ) : (
@@ -108,7 +111,10 @@ const PropertyField = ({ property, value, choices, onChange }: { property: Prope
   );
 };
 
-/** The selected component: where it sits, whether render data may change it, and the properties the service derived for it. */
+/** Shown as a toggle of its own beside `locked`, from the moment the component is added (the properties come once it is saved). */
+const HIDDEN = 'hidden';
+
+/** The selected component: where it sits, whether it shows, whether render data may change it, and the properties the service derived for it. */
 export const ComponentForm = ({
   component,
   properties,
@@ -140,11 +146,15 @@ export const ComponentForm = ({
       ))}
     </div>
     <label className="check">
+      <input type="checkbox" checked={component[HIDDEN] === true} onChange={(event) => onChange({ [HIDDEN]: event.target.checked || undefined })} /> hidden (left out
+      of renders)
+    </label>
+    <label className="check">
       <input type="checkbox" checked={component.locked === true} onChange={(event) => onChange({ locked: event.target.checked || undefined })} /> locked (render data
       cannot change it)
     </label>
     {properties.length === 0 && <p className="hint">Its properties appear once the component is saved.</p>}
-    {properties.map((property) => (
+    {properties.filter((property) => property.property !== HIDDEN).map((property) => (
       <PropertyField
         key={property.key}
         property={property}
