@@ -55,4 +55,9 @@ export const api = {
   async blob(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Blob> {
     return (await send(method, path, body, signal)).blob();
   },
+  /** A rendered file (POST /api/v2/render?output=image) with the id of the render that made it. */
+  async rendered(path: string, body: unknown, signal?: AbortSignal): Promise<{ blob: Blob; requestId: string | null }> {
+    const response = await send('POST', path, body, signal);
+    return { blob: await response.blob(), requestId: response.headers.get('x-request-id') };
+  },
 };

@@ -178,6 +178,8 @@ describe('the template studio', () => {
     await field('text (text)').wait();
     await typeInto('text (text)', 'Studio');
     await typeInto('fontSize (number)', '48', 'spinbutton');
+    // A property of a fixed set is a select of its values.
+    await field('fit (select)', 'combobox').fill('shrink');
 
     await field('New component', 'combobox').fill('QR_CODE');
     await page.locator('.add button').click();
@@ -206,7 +208,7 @@ describe('the template studio', () => {
     const saved = await savedQr('the resized QR code saved', (qr) => qr.x > 300 && qr.width > 100);
     const qr = saved.components.find((component: { id: string }) => component.id === 'qr-code1');
     expect(qr.height).toBe(qr.width);
-    expect(saved.components.find((component: { id: string }) => component.id === 'text1')).toMatchObject({ type: 'TEXT', text: 'Studio', fontSize: 48 });
+    expect(saved.components.find((component: { id: string }) => component.id === 'text1')).toMatchObject({ type: 'TEXT', text: 'Studio', fontSize: 48, fit: 'shrink' });
 
     // The preview is the service's render: the QR code decodes from its pixels and the text is dark ink.
     const pixels = await waitFor('a preview with the QR code where it was dragged', async () => {
@@ -222,6 +224,8 @@ describe('the template studio', () => {
       for (let y = text.y; y < text.y + text.height; y += 2) if (pixels.at(x * scale, y * scale).every((channel) => channel < 90)) ink += 1;
     }
     expect(ink).toBeGreaterThan(50);
+    // Under the preview, what fitting made of the text: it fits at its own size.
+    await waitFor('the fitted size under the preview', async () => ((await page.$eval('ul.fitted', (list) => list.textContent).catch(() => '')) === 'text1: 48 px, 1 line' ? true : undefined));
     if (process.env.STUDIO_SCREENSHOT) await page.screenshot({ path: process.env.STUDIO_SCREENSHOT as `${string}.png` });
   });
 

@@ -8,6 +8,7 @@ import { StatusLine } from '../status-line';
 import type { Component, ComponentDocument, Template } from '../types';
 import { useAssets } from '../use-assets';
 import { useDebouncedRender } from '../use-debounced-render';
+import type { TextFits } from '../../../domain/renders/text-fit';
 import { useLatestVersion } from '../use-latest-version';
 import { useSerialSave } from '../use-serial-save';
 import { ComponentForm, type AssetChoices } from './component-form';
@@ -38,6 +39,18 @@ const starter = (type: Component['type'], id: string, page: Box): Component => {
       return { ...box, type };
   }
 };
+
+/** What fitting made of each fitted TEXT in the preview: the size it drew, its lines, and whether it had to cut. */
+const FittedText = ({ fits }: { fits: TextFits }) => (
+  <ul className="fitted" aria-label="Fitted text">
+    {Object.entries(fits).map(([id, fit]) => (
+      <li key={id}>
+        {id}: {fit.fontSize} px, {fit.lines} {fit.lines === 1 ? 'line' : 'lines'}
+        {fit.truncated ? ', cut to fit' : ''}
+      </li>
+    ))}
+  </ul>
+);
 
 /**
  * canvas-editor and canvas-html templates: the component list, a form for the selected component,
@@ -73,11 +86,16 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
     if (document) await saver.save(document);
   };
 
+  const [fitted, setFitted] = useState<TextFits | null>(null);
   const preview = useDebouncedRender(document ? JSON.stringify(document) : '', async (signal) => {
     await save();
     signal.throwIfAborted();
     if (document?.components.length === 0) throw new Error('Add a component to see a preview.');
-    return api.blob('POST', '/api/v2/render?output=image', { template: template.identifier, templateVersion: version.get(), outputFormat: 'png', cache: true }, signal);
+    const { blob, requestId } = await api.rendered('/api/v2/render?output=image', { template: template.identifier, templateVersion: version.get(), outputFormat: 'png', cache: true }, signal);
+    // What fitting made of each fitted TEXT, as the preview shows it.
+    const result = requestId ? await api.json<{ fit?: TextFits }>('GET', `/api/v2/results/${encodeURIComponent(requestId)}`, undefined, signal) : undefined;
+    setFitted(result?.fit ?? null);
+    return blob;
   });
 
   if (!document) return <StatusLine>Loading the components...</StatusLine>;
@@ -140,6 +158,7 @@ export const CanvasEditor = ({ template, refresh }: { template: Template; refres
         <PreviewImage state={preview} template={template}>
           <ComponentOverlay components={document.components} page={template} selected={selected} onSelect={setSelected} onChange={(id, box) => update(id, { ...box })} />
         </PreviewImage>
+        {fitted && <FittedText fits={fitted} />}
         {template.editor === 'canvas-html' && <VideoPreview template={template} beforeRender={() => save()} latestVersion={version.get} />}
       </div>
       {current && (

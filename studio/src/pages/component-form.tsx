@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { ComponentAnimation } from '../../../domain/templates/components/component-document';
+import { COMPONENT_TYPES, type ComponentAnimation, type ComponentType } from '../../../domain/templates/components/component-document';
+import { propertySpecsOf } from '../../../domain/templates/components/component-properties';
 import { describeUpload, unlistedFamily, type FontFamilies } from '../assets';
 import { formatValue, parseValue, valueOf } from '../component-values';
 import type { Component, Property, Upload } from '../types';
@@ -70,6 +71,10 @@ const UploadPicker = ({ value, uploads, onPick }: { value: string; uploads: read
 );
 
 /** One property's field, by the input type the service gives it; JSON and HTML get room to write, fonts and image sources are offered from the organization's assets. */
+/** The values a property of a fixed set takes, as the service's own checks list them. */
+const optionsOf = (property: Property): readonly string[] =>
+  (COMPONENT_TYPES as readonly string[]).includes(property.componentType) ? (propertySpecsOf(property.componentType as ComponentType)[property.property]?.check.options ?? []) : [];
+
 const PropertyField = ({ property, value, choices, onChange }: { property: Property; value: unknown; choices: AssetChoices; onChange: (value: unknown) => void }) => {
   const [text, setText] = useState(formatValue(value));
   const [problem, setProblem] = useState<string | null>(null);
@@ -98,6 +103,14 @@ const PropertyField = ({ property, value, choices, onChange }: { property: Prope
       </label>
       {property.type === 'font' && choices.families ? (
         <FontFamilySelect id={id} value={text} families={choices.families} onChange={change} />
+      ) : property.type === 'select' && optionsOf(property).length > 0 ? (
+        <select id={id} value={text} onChange={(event) => change(event.target.value)}>
+          {optionsOf(property).map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
       ) : property.type === 'color' ? (
         <ColorInput id={id} label={property.property} value={text} invalid={problem !== null} onChange={change} />
       ) : multiline ? (
