@@ -206,6 +206,23 @@ describe('text fitting of html elements marked data-fit', () => {
     expect((await pdfText(pdf.content, 'html')).replace(/\s+/g, ' ').trim()).toBe(text.replace(/\s+/g, ' '));
   });
 
+  for (const [script, sample] of Object.entries(SCRIPTS)) {
+    it(`fits ${script} texts of ${LENGTHS.join(', ')} characters in a marked element without cutting a glyph, never larger for a longer text`, async () => {
+      const sizes: number[] = [];
+      for (const length of LENGTHS) {
+        const body = `<div class="box" id="text" data-fit="shrink" data-min-font-size="${MIN}">${textOf(sample, length)}</div>`;
+        const file = await htmlRender(body, 'png');
+        const fit = file.fit?.['text'];
+        expect(fit?.fontSize, `${script} ${length}`).toBeGreaterThanOrEqual(MIN);
+        expect(fit?.fontSize, `${script} ${length}`).toBeLessThanOrEqual(48);
+        const ink = await inkOf(file.content);
+        expect(ink, `${script} ${length}: drawn inside the box, nothing cut at its edges (${JSON.stringify(fit)})`).toMatchObject({ any: true, outside: false, top: false, bottom: false });
+        sizes.push(fit?.fontSize ?? 0);
+      }
+      expect(sizes, `${script}: sizes by length`).toEqual([...sizes].sort((a, b) => b - a));
+    });
+  }
+
   it('names an element without an id by its place among fitted elements', async () => {
     const file = await htmlRender('<div class="box" data-fit="shrink">short</div>', 'png');
     expect(Object.keys(file.fit ?? {})).toEqual(['fit-1']);
