@@ -395,6 +395,7 @@ describe('projection specs (events -> read-model rows)', () => {
       prefix: 'rk_abcdef',
       label: `label ${keyId}`,
       scopes: [...API_KEY_SCOPES],
+      test: false,
       revoked: false,
       created_at: new Date(at(2)),
       ...overrides,
