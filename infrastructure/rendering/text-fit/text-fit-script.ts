@@ -1,6 +1,6 @@
-import { buildSync } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { browserBundle } from '../../canvas/browser-bundle.js';
 import type { FitReport } from './fit-report.js';
 
 const FIT_MODULE = fileURLToPath(new URL('./fit-text.ts', import.meta.url));
@@ -9,24 +9,8 @@ const FIT_GLOBAL = '__textFit';
 /** The elements fitting works on; a document without the attribute is not fitted, at no cost. */
 export const needsFitting = (html: string): boolean => html.includes('data-fit');
 
-const bundle = (): string => {
-  const output = buildSync({
-    entryPoints: [FIT_MODULE],
-    bundle: true,
-    format: 'iife',
-    globalName: FIT_GLOBAL,
-    platform: 'browser',
-    target: 'chrome120',
-    minify: true,
-    legalComments: 'none',
-    write: false,
-  }).outputFiles[0]?.text;
-  if (!output) throw new Error(`esbuild produced no bundle of ${FIT_MODULE}`);
-  return output;
-};
-
 let bundled: string | undefined;
-const fitBundle = () => (bundled ??= bundle());
+const fitBundle = () => (bundled ??= browserBundle(FIT_MODULE, FIT_GLOBAL));
 
 /**
  * A function declaration (for Runtime.callFunctionOn) that fits the text of the document `documentExpression`
