@@ -19,9 +19,14 @@ import { sleep } from '../support/wait-for.js';
  * the file's shape; before, a 35 KB SVG of 5,000 nested groups stalled every request for seconds.
  */
 
-/** The answer a client waits for a hostile file, and the most any probe of /livez may take meanwhile. */
+/**
+ * The answer a client waits for a hostile file, and the most any probe of /livez may take meanwhile.
+ * A parser on the service's event loop stalled it for seconds; on a two-core machine running other
+ * test files beside this one, scheduling alone delays a probe by a few hundred milliseconds, so the
+ * bound sits between the two.
+ */
 const REFUSED_WITHIN_MS = 2000;
-const LIVEZ_WITHIN_MS = 200;
+const LIVEZ_WITHIN_MS = 1000;
 const LIVEZ_EVERY_MS = 20;
 const RSS_GROWTH_BYTES = 100 * 1024 * 1024;
 /** Each file is sent this many times over: whatever a refusal leaves behind would add up. */
@@ -133,7 +138,8 @@ describe('hostile uploads', () => {
     const rssGrowth = (await residentBytes()) - rssBefore;
     console.info({ answers: answers.map(({ name, bytes, ms }) => `${name} (${bytes} bytes): ${ms} ms`), livez: { probes: latencies.length, maxMs: Math.round(Math.max(...latencies)) }, rssGrowthMb: Math.round(rssGrowth / 1024 / 1024) });
 
-    expect(latencies.length).toBeGreaterThan(10);
+    // A fast machine refuses all of them within a few probes: what matters is that probes ran meanwhile.
+    expect(latencies.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...latencies)).toBeLessThan(LIVEZ_WITHIN_MS);
     expect(rssGrowth).toBeLessThan(RSS_GROWTH_BYTES);
   }, 120_000);
