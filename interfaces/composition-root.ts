@@ -17,7 +17,7 @@ import { createApiServices } from './composition/api-services.js';
 import { openFoundation } from './composition/foundation.js';
 import { readinessCheck } from './composition/health.js';
 import { createLifetime } from './composition/lifetime.js';
-import { startPendingRepair } from './composition/pending-repair-loop.js';
+import { startHousekeeping } from './composition/housekeeping-loop.js';
 import { startRenderWorker, temporalMetricsAddress } from './composition/render-worker.js';
 import type { AppServices } from './http/app-services.js';
 
@@ -131,7 +131,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
       ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes, eagerStart: temporal.workerConnection !== null })
       : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
-    if (options.runProjections && temporal) startPendingRepair(foundation, orchestrator, config, logger, lifetime);
+    if (options.runProjections && temporal) startHousekeeping(foundation, orchestrator, config, logger, lifetime);
     const { eventStore, orm, projections } = foundation;
     const operations = {
       recordHttpRequest: metrics.recordHttpRequest,

@@ -215,6 +215,8 @@ export interface ResultReadModel {
   findCached(orgId: string, cacheKey: string): Promise<CachedFile | null>;
   /** Requests of every organization still pending that were made before `before`, oldest first. */
   stalePending(before: Date, limit: number): Promise<{ readonly requestId: string; readonly orgId: string }[]>;
+  /** Finished, undeleted results of test keys, of every organization, whose link expired before `nowSeconds`, oldest first. */
+  expiredTestResults(nowSeconds: number, limit: number): Promise<{ readonly requestId: string; readonly orgId: string }[]>;
 }
 
 /** An organization's uploaded font. */

@@ -107,6 +107,7 @@ export const ResultRow = defineEntity({
         `where "status" = 'done' and not "deleted" and not "file_deleted"`,
     },
     { name: 'results_pending_index', expression: `create index "results_pending_index" on "results" ("created_at") where "status" = 'pending'` },
+    { name: 'results_test_expiry_index', expression: `create index "results_test_expiry_index" on "results" ("expires_at") where "test" and not "deleted"` },
   ],
   properties: {
     requestId: p.string().primary(),

@@ -70,6 +70,12 @@ export const createResultReadModel = (orm: MikroORM): ResultReadModel => ({
     const rows = await orm.em.fork().find(ResultRow, { status: 'pending', createdAt: { $lt: before } }, { fields: ['requestId', 'orgId'], orderBy: { createdAt: 'asc' }, limit });
     return rows.map((row) => ({ requestId: row.requestId, orgId: row.orgId }));
   },
+  async expiredTestResults(nowSeconds, limit) {
+    const rows = await orm.em
+      .fork()
+      .find(ResultRow, { test: true, deleted: false, status: { $ne: 'pending' }, expiresAt: { $lt: nowSeconds } }, { fields: ['requestId', 'orgId'], orderBy: { expiresAt: 'asc' }, limit });
+    return rows.map((row) => ({ requestId: row.requestId, orgId: row.orgId }));
+  },
   /**
    * On every repeated request, so plain SQL on the partial index that holds exactly the rows a hit
    * may reuse, newest first: one index probe, however many hits the key already had.

@@ -1,26 +1,32 @@
+import { access } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_RESULT_SECONDS } from '../../domain/renders/test-mode.js';
 import { createResultLinks } from '../../infrastructure/storage/signed-links.js';
 import { loadSigningSecret } from '../../infrastructure/storage/signing-secret.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * A test key builds an integration without paying for it: its renders and captures are free, carry
- * TEST across them, say `test: true`, and their links end after a day; a live key's stay as they were.
+ * TEST across them, say `test: true`, and their links end after a day, when the result and its file
+ * are deleted; a live key's stay as they were.
  */
 
 let app: TestApp;
+let orgId: string;
 let testKey: string;
 let template: string;
 let pageServer: Server;
 let pageUrl: string;
 
 beforeAll(async () => {
-  app = await startTestApp({ rendering: 'worker', env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
-  const orgId = (await app.call('GET', '/trpc/ping')).body.result.data.orgId as string;
+  // Housekeeping, which deletes expired test results, every half second rather than every minute.
+  app = await startTestApp({ rendering: 'worker', env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.1', PENDING_REPAIR_INTERVAL_MS: '500' } });
+  orgId = (await app.call('GET', '/trpc/ping')).body.result.data.orgId as string;
   testKey = (await app.runtime.services.accounts.issueApiKey(orgId, { label: 'integration', test: true })).key;
   const created = await app.call('POST', '/api/v2/my-templates', { body: { name: 'Blank', width: 400, height: 200, editor: 'html-editor', outputFormat: 'png' } });
   template = created.body.identifier as string;
@@ -96,5 +102,26 @@ describe('test keys', () => {
     expect(await creditsUsed()).toBe(before);
     const live = await app.call('POST', '/api/v1/screenshots', { body: { url: pageUrl, width: 400, height: 300 } });
     expect(await redPixels(await download(live.body.href as string))).toBe(0);
+  });
+
+  it('deletes a test result and its file once its link has expired, and leaves a live one of the same age', async () => {
+    const storedFile = (href: string) => {
+      const [, , requestId, fileName] = new URL(href).pathname.split('/').map(decodeURIComponent);
+      return path.join(app.runtime.config.DATA_DIR, 'files', orgId, requestId ?? '', fileName ?? '');
+    };
+    const onDisk = (file: string) => access(file).then(() => true, () => false);
+    const body = { template, data: { name: 'Brief' }, expires: 1, cache: false };
+    const tried = await app.call('POST', '/api/v2/render', { key: testKey, body });
+    const live = await app.call('POST', '/api/v2/render', { body });
+    expect(tried.status, JSON.stringify(tried.body)).toBe(200);
+    expect(live.status, JSON.stringify(live.body)).toBe(200);
+    expect(await onDisk(storedFile(tried.body.href as string))).toBe(true);
+
+    const gone = async () => ((await app.call('GET', `/api/v2/results/${tried.body.requestId as string}`, { key: testKey })).status === 404 ? true : undefined);
+    await waitFor('the expired test result to be deleted', gone, 15_000);
+    expect(await onDisk(storedFile(tried.body.href as string))).toBe(false);
+    const kept = await app.call('GET', `/api/v2/results/${live.body.requestId as string}`);
+    expect(kept.status).toBe(200);
+    expect(await onDisk(storedFile(live.body.href as string))).toBe(true);
   });
 });

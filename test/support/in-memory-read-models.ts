@@ -199,6 +199,13 @@ export const createInMemoryReadModels = (eventStore: EventStore): InMemoryReadMo
         .slice(0, limit)
         .map(({ requestId, orgId }) => ({ requestId, orgId }));
     },
+    async expiredTestResults(nowSeconds, limit) {
+      return (await all(ResultRow))
+        .filter((row) => row.test && !row.deleted && row.status !== 'pending' && typeof row.expiresAt === 'number' && row.expiresAt < nowSeconds)
+        .sort((a, b) => (a.expiresAt ?? 0) - (b.expiresAt ?? 0))
+        .slice(0, limit)
+        .map(({ requestId, orgId }) => ({ requestId, orgId }));
+    },
   };
 
   const templates: TemplateReadModel = {
