@@ -7,7 +7,8 @@
  * - the p95 of another organization's interactive renders during a second batch (BENCH_FAIR_ROWS,
  *   1,000) against the service idle;
  * - the time to the first byte of the batch's ZIP, and this process's peak RSS while it streams;
- * - what a cold account command reads: the account stream folded after 10 and after 10,000 charges.
+ * - what a cold account command reads: the account stream folded after 10 and after 10,000 charges;
+ * - CPU-seconds per render at eight clients and per batch row, by process family.
  *
  * A benchmark, not a test: it prints the issue's goals beside the figures and fails only when the
  * service does.
@@ -23,7 +24,10 @@ import { systemClock, uuidV7Ids } from '../infrastructure/system/clock-and-ids.j
 import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, SAMPLE_DATA, WIDTH } from './bench/card.js';
+import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
 import { median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict } from './bench/measure.js';
+import { FAMILIES } from './bench/process-cpu.js';
+import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
 
 const BATCH_ROWS = Number(process.env.BENCH_BATCH_ROWS ?? 2_000);
@@ -36,7 +40,16 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-batch-'));
 stops.push(() => rm(dataDir, { recursive: true, force: true }));
 
 try {
+  const sampler: BenchThread<SamplerRequest, unknown> = startThread(new URL('./bench/cpu-sampler.worker.ts', import.meta.url));
+  stops.push(() => sampler.stop());
   const { runtime, apiKey } = await startBenchService({ dataDir, logger, stops });
+  await sampler.call({ kind: 'configure', rootPid: process.pid, dataDir });
+  /** CPU-seconds of each process family while `run` runs (the node process: service, bench client and sampler). */
+  const measuredCpu = async <T>(run: () => Promise<T>): Promise<[T, CpuWindow]> => {
+    await sampler.call({ kind: 'start' });
+    const result = await run();
+    return [result, (await sampler.call({ kind: 'stop' })) as CpuWindow];
+  };
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: '2mb' }), 0, '127.0.0.1');
   stops.push(() => server.close(1000));
@@ -67,7 +80,8 @@ try {
 
   process.stderr.write('warming up, then POST /render at 8 clients and interactive renders idle\n');
   await runConcurrent({ concurrency: 4, maxCount: 40, maxMs: 20_000 }, () => renderOnce(apiKey, batchTemplate));
-  const c8 = statsOf(await runConcurrent({ concurrency: 8, maxCount: 400, maxMs: 15_000 }, () => renderOnce(apiKey, batchTemplate)));
+  const [c8Timings, c8Cpu] = await measuredCpu(() => runConcurrent({ concurrency: 8, maxCount: 400, maxMs: 15_000 }, () => renderOnce(apiKey, batchTemplate)));
+  const c8 = statsOf(c8Timings);
   const idle = statsOf(await runConcurrent({ concurrency: 1, maxCount: 60, maxMs: 15_000 }, () => renderOnce(otherKey, interactiveTemplate)));
 
   type BatchState = { done: number; failed: number; startedAt: string | null; finishedAt: string | null };
@@ -76,13 +90,14 @@ try {
   const batchState = (id: string): Promise<BatchState> => call(apiKey, 'GET', `/api/v2/batches/${id}`);
 
   process.stderr.write(`a ${BATCH_ROWS}-row batch alone\n`);
-  const alone = await submitBatch(BATCH_ROWS, 1_000_000);
-  let batch: BatchState;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    batch = await batchState(alone);
-    if (batch.finishedAt) break;
-  }
+  const [alone, batchCpu] = await measuredCpu(async () => {
+    const id = await submitBatch(BATCH_ROWS, 1_000_000);
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      if ((await batchState(id)).finishedAt) return id;
+    }
+  });
+  const batch = await batchState(alone);
   const batchSeconds = (Date.parse(batch.finishedAt ?? '') - Date.parse(batch.startedAt ?? '')) / 1000;
   const rowsPerSecond = batch.done / batchSeconds;
 
@@ -99,7 +114,7 @@ try {
   process.stderr.write('the batch ZIP\n');
   let peakRss = process.memoryUsage().rss;
   const rssBefore = peakRss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   const zipStarted = performance.now();
   const zip = await fetch(`${server.url}/api/v2/batches/${alone}/zip`, { headers: { 'x-api-key': apiKey } });
   const reader = zip.body?.getReader();
@@ -112,7 +127,7 @@ try {
     zipBytes += chunk.value.length;
   }
   const zipMs = performance.now() - zipStarted;
-  clearInterval(sampler);
+  clearInterval(rssSampler);
 
   process.stderr.write('cold account commands after 10 and 10,000 charges\n');
   const commandDeps = { eventStore: runtime.eventStore, clock: systemClock, ids: uuidV7Ids };
@@ -155,6 +170,13 @@ try {
   const after10 = { settings: median(timings.after10.settings), firstCharge: median(timings.after10.firstCharge) };
   const after10k = { settings: median(timings.after10k.settings), firstCharge: median(timings.after10k.firstCharge) };
 
+  const perUnit = (window: CpuWindow, units: number) => [...FAMILIES.filter((family) => family !== 'rawChromium').map((family) => window.families[family] / units), window.process / units];
+  const cpuRow = (label: string, window: CpuWindow, units: number) => {
+    const figures = perUnit(window, units);
+    return [label, String(units), ...figures.map((seconds) => seconds.toFixed(3)), figures.reduce((sum, seconds) => sum + seconds, 0).toFixed(3)];
+  };
+  const cpuRows = [cpuRow('POST /render at c8, per render', c8Cpu, c8.n), cpuRow('batch alone, per row', batchCpu, batch.done)];
+
   const interactiveP95 = percentile(during, 95);
   process.stdout.write(
     `\n${table(
@@ -167,6 +189,9 @@ try {
         ['cold account command after 10,000 charges (ms)', ms(after10k.settings), `${ms(after10.settings)} after 10 charges`, ratio(after10k.settings / after10.settings), `<= ${GOALS.coldCommandGrowth}x`, verdict(after10k.settings / after10.settings <= GOALS.coldCommandGrowth)],
         ['first charge of a process after 10,000 charges this period (ms)', ms(after10k.firstCharge), `${ms(after10.firstCharge)} after 10`, ratio(after10k.firstCharge / after10.firstCharge), 'reads this period only', '-'],
       ],
+    )}\n\nCPU-seconds per unit of work by process family (node: this process, service and bench client alike)\n${table(
+      ['run', 'n', ...FAMILIES.filter((family) => family !== 'rawChromium'), 'node', 'total'],
+      cpuRows,
     )}\n\nbatch alone: ${batch.done} done, ${batch.failed} failed in ${batchSeconds.toFixed(1)} s; batch beside interactive renders: ${fair.done} done, ${fair.failed} failed; interactive renders during it: n ${during.length}, p50 ${ms(median(during))} ms (idle ${ms(idle.p50)})\n`,
   );
 } finally {

@@ -56,7 +56,7 @@ const renderRow = async (requestId: string): Promise<void> => {
   try {
     const child = await startChild(renderWorkflow, {
       workflowId: requestId,
-      args: [{ requestId, webhook: false }],
+      args: [{ requestId, webhook: false, batchRow: true }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });

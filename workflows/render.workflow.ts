@@ -10,6 +10,8 @@ export interface RenderWorkflowInput {
   readonly requestId: string;
   /** Deliver the outcome to the request's webhookUrl once the file is stored. */
   readonly webhook: boolean;
+  /** A batch's row: rendered as a local activity (see renderingRow). Absent in histories from before rows had it. */
+  readonly batchRow?: boolean;
 }
 
 export type RenderWorkflowResult = RenderOutcome;
@@ -31,6 +33,19 @@ const rendering = proxyActivities<RenderActivities>({
  */
 const renderingNow = proxyLocalActivities<RenderActivities>({
   startToCloseTimeout: '2m',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
+});
+
+/*
+ * A batch's row is rendered in the background as a webhook render is, but as a local activity: a
+ * batch runs thousands of them, and an activity's round trip through the task queue cost more of the
+ * machine per row than the rest of the row's bookkeeping. Local activities cannot heartbeat; a lost
+ * worker is noticed by the workflow task's own timeout instead, and the row's steps run again
+ * elsewhere, each idempotent by request id. The bound leaves room for produceRender to outlast an
+ * outage of its backing services.
+ */
+const renderingRow = proxyLocalActivities<RenderActivities>({
+  startToCloseTimeout: '3m',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3 },
 });
 
@@ -76,10 +91,12 @@ export async function produceFile({ requestId, webhook }: RenderWorkflowInput, p
 
 /**
  * workflowId = requestId. Charge, render and store, record; refund when the render cannot be made;
- * then tell the webhook. For renders answered by webhook, where the render is a heartbeating activity.
+ * then tell the webhook. For renders answered by webhook, where the render is a heartbeating
+ * activity, and for a batch's rows, where it is a local one.
  */
 export async function renderWorkflow(input: RenderWorkflowInput): Promise<RenderWorkflowResult> {
-  return produceFile(input, () => rendering.produceRender({ requestId: input.requestId }));
+  const { requestId } = input;
+  return produceFile(input, () => (input.batchRow === true ? renderingRow : rendering).produceRender({ requestId }));
 }
 
 /** workflowId = requestId. The same steps for a client that waits: every step a local activity, in one workflow task. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -21,6 +22,8 @@ export interface WorkflowTestEnvironment {
    * activities served by the given stubs.
    */
   execute<Input, Result>(workflow: (input: Input) => Promise<Result>, requestId: string, input: Input, activities: WorkerActivities): Promise<Result>;
+  /** The types of the events in the history of the workflow run as `requestId` (EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, ...). */
+  eventTypes(requestId: string): Promise<string[]>;
 }
 
 /*
@@ -94,6 +97,11 @@ export const useWorkflowEnvironment = (): WorkflowTestEnvironment => {
       } finally {
         stubsOf.delete(requestId);
       }
+    },
+    async eventTypes(requestId) {
+      if (!env) throw new Error('the workflow environment is not started: call useWorkflowEnvironment() at the top of the file');
+      const { events } = await env.client.workflow.getHandle(requestId).fetchHistory();
+      return (events ?? []).map((event) => proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType));
     },
   };
 };

@@ -7,16 +7,17 @@ import { COMPLETED_AT, FAILED_AT, STORED_FILE, refusedWith, stubActivities, useW
 const environment = useWorkflowEnvironment();
 
 /*
- * The two render workflows take the same branches; they differ in how the file is produced: a
+ * The render workflows take the same branches; they differ in how the file is produced: a
  * heartbeating activity on the task queue for renders answered later, a local activity for a
- * client that waits.
+ * client that waits, and for a batch's row.
  */
 describe.each([
-  { name: 'renderWorkflow', workflow: renderWorkflow, produce: 'produceRender' },
-  { name: 'syncRenderWorkflow', workflow: syncRenderWorkflow, produce: 'produceRenderNow' },
-] as const)('$name', ({ workflow, produce }) => {
+  { name: 'renderWorkflow', workflow: renderWorkflow, produce: 'produceRender', batchRow: false },
+  { name: 'renderWorkflow of a batch row', workflow: renderWorkflow, produce: 'produceRender', batchRow: true },
+  { name: 'syncRenderWorkflow', workflow: syncRenderWorkflow, produce: 'produceRenderNow', batchRow: false },
+] as const)('$name', ({ workflow, produce, batchRow }) => {
   const run = (requestId: string, webhook: boolean, stubs: ReturnType<typeof stubActivities>) =>
-    environment.execute(workflow, requestId, { requestId, webhook }, stubs.activities);
+    environment.execute(workflow, requestId, { requestId, webhook, ...(batchRow ? { batchRow } : {}) }, stubs.activities);
 
   it('charges, produces, records the file, then tells the webhook: done at the completion’s position', async () => {
     const requestId = randomUUID();
@@ -33,6 +34,14 @@ describe.each([
     const stubs = stubActivities();
     await expect(run(randomUUID(), false, stubs)).resolves.toEqual({ status: 'done', file: STORED_FILE, position: COMPLETED_AT });
     expect(stubs.names()).toEqual(['chargeCredits', produce, 'recordCompletion']);
+  });
+
+  it(`produces the file ${workflow === renderWorkflow && !batchRow ? 'as an activity on the task queue' : 'as a local activity, in one workflow task'}`, async () => {
+    const requestId = randomUUID();
+    await run(requestId, false, stubActivities());
+    const events = await environment.eventTypes(requestId);
+    expect(events.filter((type) => type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length).toBe(workflow === renderWorkflow && !batchRow ? 1 : 0);
+    expect(events.filter((type) => type === 'EVENT_TYPE_MARKER_RECORDED').length).toBe(workflow === renderWorkflow && !batchRow ? 2 : 3);
   });
 
   it.each([
