@@ -52,6 +52,7 @@ const renderingDisabled: RenderOrchestrator = {
   startCapture: notRendering,
   startWebhook: notRendering,
   startBatch: notRendering,
+  startBatchRow: notRendering,
   workflowState: notRendering,
   waitForOutcome: notRendering,
 };
@@ -115,6 +116,9 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
     if (temporal) lifetime.defer(() => temporal.close());
     // A caller waiting in a process that also renders hears of the file as soon as the worker records it.
     const localOutcomes = temporal && workflowBundle ? createLocalOutcomes() : undefined;
+    const orchestrator = temporal
+      ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes, eagerStart: temporal.workerConnection !== null })
+      : renderingDisabled;
     // The client shares its connection with the worker when this process runs one (connectTemporal's `workers`).
     const worker =
       temporal?.workerConnection && workflowBundle
@@ -124,12 +128,10 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
             metrics,
             workflowSpans: tracing.workflowSpans,
             outcomes: localOutcomes,
+            orchestrator,
             ...(options.runProjections ? { readModelsHere: foundation.projections } : {}),
           })
         : null;
-    const orchestrator = temporal
-      ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes, eagerStart: temporal.workerConnection !== null })
-      : renderingDisabled;
     // Only a process that follows the log sees the pending rows, and only one with Temporal can tell a live workflow.
     if (options.runProjections && temporal) startHousekeeping(foundation, orchestrator, config, logger, lifetime);
     const { eventStore, orm, projections } = foundation;

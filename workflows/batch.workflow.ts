@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { continueAsNew, log, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { continueAsNew, log, ParentClosePolicy, proxyActivities, proxyLocalActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { BatchActivities } from './batch.activities.js';
 import { renderWorkflow } from './render.workflow.js';
 
@@ -7,6 +7,14 @@ export interface BatchWorkflowInput {
   readonly batchId: string;
   /** The first row (numbered from 1) this run of the workflow accepts; earlier runs accepted the rows before it. */
   readonly fromRow?: number;
+  /**
+   * The step that accepts rows starts their render workflows, which the batch then follows through
+   * the read models (see renderRowsStarted). Absent in batches started before: those keep their
+   * rows as child workflows (renderRowsAsChildren), so their histories replay as they ran.
+   */
+  readonly rowsStartedBySteps?: boolean;
+  /** Rows an earlier run of this batch left rendering when it continued as new. */
+  readonly rendering?: readonly string[];
 }
 
 /**
@@ -26,6 +34,16 @@ const RENDERS_AT_ONCE = 16;
  */
 const steps = proxyActivities<BatchActivities>({
   startToCloseTimeout: '20s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/**
+ * Where a batch's rows' workflows are started by its steps, accepting rows and waiting for room run
+ * as local activities: no task-queue round trip between a row's end and the next row's start. Only
+ * batches started so run them (rowsStartedBySteps), so no recorded history meets them.
+ */
+const rowSteps = proxyLocalActivities<BatchActivities>({
+  startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
@@ -75,7 +93,50 @@ export const batchWorkflowId = (batchId: string) => `batch-${batchId}`;
  * waits for every row it started to end, then counts them, records the batch's end and tells its
  * webhookUrl (batch.completed).
  */
-export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput): Promise<void> {
+export async function batchWorkflow(input: BatchWorkflowInput): Promise<void> {
+  const { batchId } = input;
+  const accepted = input.rowsStartedBySteps === true ? await renderRowsStarted(input) : await renderRowsAsChildren(input);
+  // Rows an earlier run of this batch started and left running, and results not yet in the read models.
+  while ((await steps.batchRowsPending({ batchId, accepted })) > 0) await sleep('2s');
+  await ending.endBatch({ batchId, accepted });
+  try {
+    await notify.deliverBatchWebhook({ batchId });
+  } catch (error) {
+    // The batch ended all the same; its receiver can read it with GET /api/v2/batches/{id}.
+    log.warn('the batch webhook was given up', { batchId, error: String(error) });
+  }
+}
+
+/**
+ * Accepts rows while fewer than RENDERS_AT_ONCE render, the accepting step starting each row's
+ * render workflow itself; the rows that still render are asked of the read models. A row costs the
+ * Temporal server the start of its workflow and nothing in the batch's history, where a child
+ * workflow cost three events there and the workflow tasks that took them in. Returns how many rows
+ * were accepted: all of them, or those before the batch was cancelled.
+ */
+async function renderRowsStarted({ batchId, fromRow = 1, rendering: before = [] }: BatchWorkflowInput): Promise<number> {
+  const total = await steps.batchTotal({ batchId });
+  let rendering = [...before];
+  let row = fromRow;
+  while (row <= total) {
+    if (row - fromRow >= ROWS_PER_RUN) await continueAsNew<typeof batchWorkflow>({ batchId, fromRow: row, rowsStartedBySteps: true, rendering });
+    const room = RENDERS_AT_ONCE - rendering.length;
+    if (room < ROWS_PER_STEP) {
+      rendering = await rowSteps.batchRowsRenderingBelow({ batchId, requestIds: rendering, below: RENDERS_AT_ONCE - ROWS_PER_STEP + 1 });
+      continue;
+    }
+    const count = Math.min(room, total - row + 1, ROWS_PER_RUN - (row - fromRow));
+    const accepted = await rowSteps.acceptBatchRows({ batchId, from: row, count, start: true });
+    if (accepted.cancelled) break;
+    rendering.push(...accepted.toRender);
+    row += count;
+  }
+  while (rendering.length > 0) rendering = await rowSteps.batchRowsRenderingBelow({ batchId, requestIds: rendering, below: 1 });
+  return row - 1;
+}
+
+/** The rows of a batch started before steps started them: each a child workflow, awaited. */
+async function renderRowsAsChildren({ batchId, fromRow = 1 }: BatchWorkflowInput): Promise<number> {
   const total = await steps.batchTotal({ batchId });
   const running = new Set<Promise<void>>();
   let row = fromRow;
@@ -96,14 +157,5 @@ export async function batchWorkflow({ batchId, fromRow = 1 }: BatchWorkflowInput
   }
   await Promise.all(running);
   // Rows before `row` were accepted; the rest never will be (the batch was cancelled).
-  const accepted = row - 1;
-  // Rows an earlier run of this batch started and left running, and results not yet in the read models.
-  while ((await steps.batchRowsPending({ batchId, accepted })) > 0) await sleep('2s');
-  await ending.endBatch({ batchId, accepted });
-  try {
-    await notify.deliverBatchWebhook({ batchId });
-  } catch (error) {
-    // The batch ended all the same; its receiver can read it with GET /api/v2/batches/{id}.
-    log.warn('the batch webhook was given up', { batchId, error: String(error) });
-  }
+  return row - 1;
 }

@@ -30,6 +30,8 @@ export interface RenderOrchestrator {
   startWebhook(delivery: { readonly requestId: string }): Promise<void>;
   /** Starts the workflow that renders a recorded batch's rows; idempotent like start. */
   startBatch(batch: { readonly batchId: string }): Promise<void>;
+  /** Starts the render of a batch's accepted row; a row whose workflow ran already is not run again. */
+  startBatchRow(row: { readonly requestId: string }): Promise<void>;
   /** Whether the request's workflow runs, has ended, or was never started. */
   workflowState(requestId: string): Promise<'running' | 'closed' | 'absent'>;
   /** The outcome, or 'timeout' when it takes longer than `timeoutMs` (the work goes on). */

@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { FailureCode } from '../../domain/shared/errors.js';
 import type { LocalOutcomes } from './local-outcomes.js';
@@ -57,7 +58,18 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutco
     // Captures as renders: the short path for a client that waits.
     startCapture: ({ requestId, webhook }) => startRequest(webhook ? captureWorkflow : syncCaptureWorkflow, requestId, webhook),
     startWebhook: ({ requestId }) => once(client.workflow.start(webhookWorkflow, { workflowId: requestId, taskQueue, args: [{ requestId }], requestEagerStart: eagerStart })),
-    startBatch: ({ batchId }) => once(client.workflow.start(batchWorkflow, { workflowId: batchWorkflowId(batchId), taskQueue, args: [{ batchId }] })),
+    startBatch: ({ batchId }) => once(client.workflow.start(batchWorkflow, { workflowId: batchWorkflowId(batchId), taskQueue, args: [{ batchId, rowsStartedBySteps: true }] })),
+    // A row's id that ran before is refused rather than run again: a row renders, stores and charges once.
+    startBatchRow: ({ requestId }) =>
+      once(
+        client.workflow.start(renderWorkflow, {
+          workflowId: requestId,
+          taskQueue,
+          args: [{ requestId, webhook: false, batchRow: true }],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          requestEagerStart: eagerStart,
+        }),
+      ),
 
     async workflowState(requestId) {
       try {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { createBatchSteps } from '../../application/batches/run-batch/batch-steps.js';
+import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
 import type { RecordedOutcomes } from '../../application/ports/recorded-outcomes.js';
@@ -80,6 +81,8 @@ export interface RenderWorkerOptions {
   readonly outcomes?: RecordedOutcomes;
   /** The read models this process keeps, when it runs the projections. */
   readonly readModelsHere?: ProjectionProgress;
+  /** Starts the render workflows of the batch rows the worker accepts. */
+  readonly orchestrator: Pick<RenderOrchestrator, 'startBatchRow'>;
 }
 
 /** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
@@ -171,7 +174,17 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
       ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
       ...createBatchActivities(
-        createBatchSteps({ ...commandDeps, templates: readModels.templates, accounts: readModels.accounts, results: readModels.results, batches: readModels.batches, links, storage, pdfMerger: pdfLibMerger }),
+        createBatchSteps({
+          ...commandDeps,
+          templates: readModels.templates,
+          accounts: readModels.accounts,
+          results: readModels.results,
+          batches: readModels.batches,
+          links,
+          storage,
+          pdfMerger: pdfLibMerger,
+          orchestrator: options.orchestrator,
+        }),
         { ...commandDeps, sender: webhookSender, secrets: webhookSecrets, urls: hostPolicy, publicBaseUrl: foundation.publicBaseUrl },
       ),
     },

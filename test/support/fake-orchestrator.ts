@@ -126,6 +126,7 @@ export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrche
       if (refusal) throw refusal;
       batchesStarted.push(batchId);
     },
+    startBatchRow: ({ requestId }) => start({ kind: 'render', requestId, webhook: false }, steps.render),
 
     async workflowState(requestId) {
       if (!started.some((work) => work.requestId === requestId)) return 'absent';

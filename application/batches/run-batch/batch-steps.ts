@@ -12,6 +12,7 @@ import { answerFromCache, type AnswerFromCacheDeps } from '../../renders/request
 import { prepareRenderRequest, type PrepareRenderDeps } from '../../renders/request-render/prepare-render-request.js';
 import { recordRenderRequest } from '../../renders/request-render/record-render-request.js';
 import type { FileStorage } from '../../ports/file-storage.js';
+import type { RenderOrchestrator } from '../../ports/render-orchestrator.js';
 import { loadRows, rowRequestId, type BatchRow } from '../batch-rows.js';
 import { countRows, rowResults } from '../row-results.js';
 
@@ -19,6 +20,7 @@ export interface BatchStepsDeps extends PrepareRenderDeps, AnswerFromCacheDeps {
   readonly storage: FileStorage;
   readonly batches: Pick<BatchReadModel, 'rowResults'>;
   readonly pdfMerger: PdfMerger;
+  readonly orchestrator: Pick<RenderOrchestrator, 'startBatchRow'>;
 }
 
 /** Batches whose rows a worker keeps in memory: each step of a batch reads a few rows of the same file. */
@@ -38,7 +40,11 @@ const rowResultsOf = (deps: BatchStepsDeps, request: BatchRequested['data'], acc
 export interface AcceptedRows {
   /** The batch was cancelled: no row was accepted, and none is to be. */
   readonly cancelled: boolean;
-  /** Requests whose render workflow the batch starts (a request accepted before is named again: starting it is idempotent). */
+  /**
+   * Requests to render (a request accepted before is named again): their workflows were started
+   * by the step, or, asked with `start: false` by a batch from before steps started them, are
+   * started by the batch as its children. Starting either way is idempotent.
+   */
   readonly toRender: readonly string[];
 }
 
@@ -50,6 +56,8 @@ export interface AcceptedRows {
 export const createBatchSteps = (deps: BatchStepsDeps) => {
   /** The rows of recent batches by their digest: a file once stored never changes, and was checked against it when read. */
   const rowFiles = new Map<string, Promise<BatchRow[]>>();
+  /** The organization of recent batches, asked on every look at their rows: a batch's organization never changes. */
+  const batchOrgs = new Map<string, string>();
   const rowsOf = (stored: BatchRequested['data']['rows']): Promise<BatchRow[]> => {
     const known = rowFiles.get(stored.sha256);
     if (known) return known;
@@ -99,8 +107,11 @@ export const createBatchSteps = (deps: BatchStepsDeps) => {
       return (await loadBatch(deps, batchId)).request.total;
     },
 
-    /** Rows `from` to `from + count - 1` (numbered from 1) made requests, unless the batch was cancelled. */
-    async acceptRows(batchId: string, from: number, count: number): Promise<AcceptedRows> {
+    /**
+     * Rows `from` to `from + count - 1` (numbered from 1) made requests, and their renders started
+     * when `start` is set, unless the batch was cancelled.
+     */
+    async acceptRows(batchId: string, from: number, count: number, start: boolean): Promise<AcceptedRows> {
       const batch = await loadBatch(deps, batchId);
       if (batch.status !== 'pending') return { cancelled: true, toRender: [] };
       const rows = await rowsOf(batch.request.rows);
@@ -109,7 +120,20 @@ export const createBatchSteps = (deps: BatchStepsDeps) => {
         const row = rows[number - 1];
         if (row && (await acceptRow(batch.request, number, row)) === 'render') toRender.push(rowRequestId(batchId, number));
       }
+      if (start) await Promise.all(toRender.map((requestId) => deps.orchestrator.startBatchRow({ requestId })));
       return { cancelled: false, toRender };
+    },
+
+    /** Of these rows' requests, those still rendering: pending, or not yet in the read models. */
+    async rowsRendering(batchId: string, requestIds: readonly string[]): Promise<string[]> {
+      let orgId = batchOrgs.get(batchId);
+      if (orgId === undefined) {
+        orgId = (await loadBatch(deps, batchId)).request.orgId;
+        batchOrgs.set(batchId, orgId);
+        if (batchOrgs.size > ROW_FILES_KEPT) batchOrgs.delete(batchOrgs.keys().next().value as string);
+      }
+      const results = await deps.batches.rowResults(orgId, requestIds);
+      return requestIds.filter((requestId) => (results.get(requestId)?.status ?? 'pending') === 'pending');
     },
 
     /**
