@@ -9,8 +9,10 @@ const serviceTier = {
 
 export default defineConfig({
   test: {
-    // The machine this runs on is small; services under test need CPU too.
-    maxWorkers: 2,
+    // The machine this runs on has two cores, and services under test need CPU too; but a test file
+    // spends much of its time waiting (on Temporal, timers, processes it killed), so three files at once
+    // keep the cores busier than two without starving them (docs/benchmarks.md, Other timings).
+    maxWorkers: 3,
     // Declared once at the root, not per project, so a run spanning tiers starts one server.
     globalSetup: ['test/support/global-setup.ts'],
     projects: [
