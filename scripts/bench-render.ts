@@ -74,7 +74,8 @@ const IDLE_WINDOW_MS = 2_000;
 const RAW_QUIET_CPU = 0.05;
 const RAW_SETTLE_MAX_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
-const TARGETS = { idlePssMb: 1_024, loadPssMb: 1_536, missP50OverRawMs: 20, throughputVsRawAtC8: 0.6, chromiumCpuVsRaw: 2, totalCpuVsRaw: 4, hitP50Ms: 3, hitsPerSecondAtC8: 1_000, roundTripsPerHit: 2 };
+/** Issue 43's goals where it raised them (throughput at c8, hits, URL screenshots), issues 10's and 24's elsewhere. */
+const TARGETS = { idlePssMb: 1_024, loadPssMb: 1_536, missP50OverRawMs: 20, throughputVsRawAtC8: 0.75, chromiumCpuVsRaw: 2, totalCpuVsRaw: 4, hitP50Ms: 2, hitsPerSecondAtC8: 1_500, roundTripsPerHit: 2 };
 const HITS_ONLY = process.env.BENCH_ONLY === 'hits';
 /** BENCH_ONLY=captures: URL captures alone (benchCaptures, at the end of this file). */
 const CAPTURES_ONLY = process.env.BENCH_ONLY === 'captures';
@@ -85,7 +86,7 @@ const CAPTURE_PAGE_HOST = '127.0.0.3';
 const CAPTURE_CONCURRENCY = [1, 8] as const;
 const RAW_CAPTURE_RUN = { 1: { maxMs: 5_000, maxCount: 60 }, 8: { maxMs: 6_000, maxCount: 300 } } as const;
 const CAPTURE_RUN = { 1: { maxMs: 8_000, maxCount: 40 }, 8: { maxMs: 10_000, maxCount: 120 } } as const;
-const CAPTURE_TARGETS = { capturesPerSecondAtC8: 2.5, throughputVsRawAtC8: 0.6, cpuVsTemplateRender: 1.5 };
+const CAPTURE_TARGETS = { capturesPerSecondAtC8: 2.5, throughputVsRawAtC8: 0.7, cpuVsTemplateRender: 1.5 };
 
 /** Issue 24's memory figures: the service as npm start runs it, idle and at its peak under image load. */
 const printMemory = ({ idle, peak, rendersUnderLoad }: NpmStartMemory) => {
@@ -416,7 +417,7 @@ try {
     const rawPid = browser.process()?.pid;
     await sampler.call({ kind: 'rawBrowsers', pids: rawPid ? [rawPid] : [] });
     rawHeader = model
-      ? `raw: its own Chromium (pid ${rawPid}) launched with the exact command line of the pool's browser (pid ${model.pid}, ${model.argv.length - 1} args)`
+      ? `raw: its own ${path.basename(model.argv[0] ?? 'chromium')} (pid ${rawPid}) launched with the exact command line of the pool's browser (pid ${model.pid}, ${model.argv.length - 1} args)`
       : `raw: its own Chromium (pid ${rawPid}) with puppeteer's defaults and the pool's CHROMIUM_ARGS (no pool browser found to copy)`;
 
     /*
@@ -674,7 +675,7 @@ try {
   }
 
   print();
-  print('== targets of issues 10 and 24 (2 cores, same run)');
+  print('== targets of issues 10, 24 and 43 (2 cores, same run); hits driven by a worker thread of this process, its CPU counted apart');
   const targetRows: string[][] = [];
   if (!HITS_ONLY) {
     const rawC1 = rawAt(1)?.stats.p50 ?? Number.NaN;
