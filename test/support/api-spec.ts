@@ -1,10 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import type { EventStore } from '../../application/ports/event-store.js';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import type { TestApp } from './test-app.js';
+import type { ApiCall } from './http-call.js';
+
+/** What a spec drives: the service's HTTP edge over some event store, whose read models it can wait for. */
+export interface ApiSpecTarget {
+  readonly eventStore: EventStore;
+  /** Resolves once the read models have applied the log up to `position`. */
+  waitFor(position: number): Promise<unknown>;
+  readonly call: ApiCall;
+  /** Opens another organization and returns one of its keys. */
+  newOrganizationKey(): Promise<string>;
+}
 
 /**
- * Given/When/Then over the whole service (emmett's ApiSpecification): given events already in
+ * Given/When/Then over the service's HTTP edge (emmett's ApiSpecification): given events already in
  * some streams, when one HTTP request is made, then the answer and the events it appended, per
  * stream, are what the spec says; nothing else is appended.
  */
@@ -44,30 +55,30 @@ const envelopesOf = (orgId: string, events: readonly DomainEvent[]) =>
     },
   }));
 
-const appendedSince = async (app: TestApp, position: number | null): Promise<RecordedEvent[]> => {
+const appendedSince = async (target: ApiSpecTarget, position: number | null): Promise<RecordedEvent[]> => {
   const events: RecordedEvent[] = [];
   for (let after = position; ; ) {
-    const page = await app.runtime.eventStore.readAll({ after, limit: 500 });
+    const page = await target.eventStore.readAll({ after, limit: 500 });
     events.push(...page);
     if (page.length < 500) return events;
     after = page.at(-1)?.position ?? after;
   }
 };
 
-export const apiSpec = (app: TestApp) => ({
+export const apiSpec = (target: ApiSpecTarget) => ({
   given: (...streams: GivenStream[]) => ({
     when: (request: ApiRequest) => ({
       async then(expected: ApiExpectation): Promise<void> {
         for (const { stream, orgId, events } of streams) {
-          const { position } = await app.runtime.eventStore.append(stream, envelopesOf(orgId, events), 'any');
-          await app.runtime.projections.waitFor(position);
+          const { position } = await target.eventStore.append(stream, envelopesOf(orgId, events), 'any');
+          await target.waitFor(position);
         }
-        const before = await app.runtime.eventStore.headPosition();
-        const response = await app.call(request.method, request.path, { body: request.body, ...(request.key === undefined ? {} : { key: request.key }) });
+        const before = await target.eventStore.headPosition();
+        const response = await target.call(request.method, request.path, { body: request.body, ...(request.key === undefined ? {} : { key: request.key }) });
         expect(response.status, JSON.stringify(response.body)).toBe(expected.status);
         if (expected.body !== undefined) expect(response.body).toMatchObject(expected.body);
         const byStream: Record<string, { type: string; data: object }[]> = {};
-        for (const event of await appendedSince(app, before)) (byStream[event.streamName] ??= []).push({ type: event.type, data: event.data });
+        for (const event of await appendedSince(target, before)) (byStream[event.streamName] ??= []).push({ type: event.type, data: event.data });
         expect(byStream).toMatchObject(expected.appended ?? {});
         expect(Object.keys(byStream).sort()).toEqual(Object.keys(expected.appended ?? {}).sort());
       },

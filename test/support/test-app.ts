@@ -10,6 +10,7 @@ import { listen } from '../../interfaces/rest/http-server.js';
 import { inject } from 'vitest';
 import { bundleWorkflows, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import { createTestDatabase } from './database.js';
+import { apiCaller, type ApiCall } from './http-call.js';
 
 export interface TestApp {
   readonly url: string;
@@ -18,7 +19,7 @@ export interface TestApp {
   readonly runtime: Runtime;
   /** Opens another organization and returns one of its keys. */
   newOrganizationKey(): Promise<string>;
-  call(method: string, pathname: string, options?: { body?: unknown; key?: string | null; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  readonly call: ApiCall;
   close(): Promise<void>;
 }
 
@@ -63,24 +64,7 @@ export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, log
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT, studioDir }), 0, '127.0.0.1');
 
-  const call: TestApp['call'] = async (method, pathname, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    const key = options.key === undefined ? apiKey : options.key;
-    if (key !== null) headers['x-api-key'] = key;
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
-    else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${server.url}${pathname}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Not JSON: the test sees the raw text.
-    }
-    return { status: response.status, body: parsed, headers: response.headers };
-  };
+  const call = apiCaller(server.url, apiKey);
 
   return {
     url: server.url,

@@ -5,15 +5,18 @@ import { renderStream } from '../../domain/renders/render-events.js';
 import { templateStream, type TemplateCreated } from '../../domain/templates/template-events.js';
 import { apiSpec } from '../support/api-spec.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startInMemoryApp, type InMemoryApp } from '../support/in-memory-app.js';
 
-/** Use cases as Given (streams) / When (one request) / Then (answer and appended events). */
-let app: TestApp;
+/**
+ * Use cases as Given (streams) / When (one request) / Then (answer and appended events), through the
+ * service's own express app over the in-memory world (in-memory-app.ts).
+ */
+let app: InMemoryApp;
 let orgId: string;
 const now = () => new Date().toISOString();
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startInMemoryApp();
   orgId = (await app.call('GET', '/api/v1/usage')).body.identifier as string;
 });
 afterAll(async () => app?.close());
