@@ -91,6 +91,53 @@ describe('templates', () => {
   });
 });
 
+describe('templates, more', () => {
+  it('given a template, DELETE answers 200 and records TemplateDeleted', async () => {
+    const templateId = randomUUID();
+    await apiSpec(app)
+      .given({ stream: templateStream(templateId), orgId, events: [templateCreated(templateId, orgId)] })
+      .when({ method: 'DELETE', path: `/api/v2/my-templates/${templateId}` })
+      .then({ status: 200, appended: { [templateStream(templateId)]: [{ type: 'TemplateDeleted', data: { templateId } }] } });
+  });
+
+  it("given another organization's template, GET and DELETE answer 404 and record nothing", async () => {
+    const templateId = randomUUID();
+    const other = `org-${randomUUID()}`;
+    const given = { stream: templateStream(templateId), orgId: other, events: [templateCreated(templateId, other)] };
+    await apiSpec(app).given(given).when({ method: 'GET', path: `/api/v2/my-templates/${templateId}` }).then({ status: 404, body: { status: 404 } });
+    await apiSpec(app).given().when({ method: 'DELETE', path: `/api/v2/my-templates/${templateId}` }).then({ status: 404, body: { status: 404 } });
+  });
+
+  it('given a template, publishing its version 1 records TemplatePublished, and a version it does not have is a 400', async () => {
+    const templateId = randomUUID();
+    await apiSpec(app)
+      .given({ stream: templateStream(templateId), orgId, events: [templateCreated(templateId, orgId)] })
+      .when({ method: 'POST', path: `/api/v2/my-templates/${templateId}/publish`, body: { version: 1 } })
+      .then({ status: 200, appended: { [templateStream(templateId)]: [{ type: 'TemplatePublished', data: { templateId, version: 1 } }] } });
+    await apiSpec(app)
+      .given()
+      .when({ method: 'POST', path: `/api/v2/my-templates/${templateId}/publish`, body: { version: 7 } })
+      .then({ status: 400, body: { status: 400, errors: [expect.stringMatching(/has no version 7/)] } });
+  });
+});
+
+describe('account settings', () => {
+  it('PATCH apiKeyInQuery records AccountSettingsChanged, and the same value again records nothing', async () => {
+    await apiSpec(app)
+      .given()
+      .when({ method: 'PATCH', path: '/api/v2/account/settings', body: { apiKeyInQuery: false } })
+      .then({ status: 200, body: { apiKeyInQuery: false }, appended: { [accountStream(orgId)]: [{ type: 'AccountSettingsChanged', data: { apiKeyInQuery: false } }] } });
+    await apiSpec(app).given().when({ method: 'PATCH', path: '/api/v2/account/settings', body: { apiKeyInQuery: false } }).then({ status: 200, body: { apiKeyInQuery: false } });
+  });
+
+  it('a PATCH with an unknown field answers 400 and records nothing', async () => {
+    await apiSpec(app)
+      .given()
+      .when({ method: 'PATCH', path: '/api/v2/account/settings', body: { apiKeyInQuery: true, colour: 'red' } })
+      .then({ status: 400, body: { status: 400 } });
+  });
+});
+
 describe('renders', () => {
   it('given an organization whose credits are used up, a render answers 402 and records nothing', async () => {
     const templateId = randomUUID();
