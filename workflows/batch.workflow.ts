@@ -74,7 +74,7 @@ const renderRow = async (requestId: string): Promise<void> => {
   try {
     const child = await startChild(renderWorkflow, {
       workflowId: requestId,
-      args: [{ requestId, webhook: false, batchRow: true }],
+      args: [{ requestId, webhook: false }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });

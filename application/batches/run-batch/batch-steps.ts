@@ -23,8 +23,15 @@ export interface BatchStepsDeps extends PrepareRenderDeps, AnswerFromCacheDeps {
   readonly orchestrator: Pick<RenderOrchestrator, 'startBatchRow'>;
 }
 
-/** Batches whose rows a worker keeps in memory: each step of a batch reads a few rows of the same file. */
-const ROW_FILES_KEPT = 8;
+/** Batches whose rows and organization a worker keeps in memory: each step of a batch reads them again. */
+const BATCHES_KEPT = 8;
+
+/** Remembers `value` under `key`, forgetting the entry remembered first once more than BATCHES_KEPT are. */
+const remember = <Value>(kept: Map<string, Value>, key: string, value: Value): Value => {
+  kept.set(key, value);
+  if (kept.size > BATCHES_KEPT) kept.delete(kept.keys().next().value as string);
+  return value;
+};
 
 type RequestedBatch = Exclude<Batch, { status: 'absent' }>;
 
@@ -63,9 +70,7 @@ export const createBatchSteps = (deps: BatchStepsDeps) => {
     if (known) return known;
     const loading = loadRows(deps.storage, stored);
     loading.catch(() => rowFiles.delete(stored.sha256));
-    rowFiles.set(stored.sha256, loading);
-    if (rowFiles.size > ROW_FILES_KEPT) rowFiles.delete(rowFiles.keys().next().value as string);
-    return loading;
+    return remember(rowFiles, stored.sha256, loading);
   };
 
   /** Makes a row a render request of its own, answered from the render cache when it can be. */
@@ -126,12 +131,7 @@ export const createBatchSteps = (deps: BatchStepsDeps) => {
 
     /** Of these rows' requests, those still rendering: pending, or not yet in the read models. */
     async rowsRendering(batchId: string, requestIds: readonly string[]): Promise<string[]> {
-      let orgId = batchOrgs.get(batchId);
-      if (orgId === undefined) {
-        orgId = (await loadBatch(deps, batchId)).request.orgId;
-        batchOrgs.set(batchId, orgId);
-        if (batchOrgs.size > ROW_FILES_KEPT) batchOrgs.delete(batchOrgs.keys().next().value as string);
-      }
+      const orgId = batchOrgs.get(batchId) ?? remember(batchOrgs, batchId, (await loadBatch(deps, batchId)).request.orgId);
       const results = await deps.batches.rowResults(orgId, requestIds);
       return requestIds.filter((requestId) => (results.get(requestId)?.status ?? 'pending') === 'pending');
     },
