@@ -61,20 +61,13 @@ const templateWith = async (document: unknown, size = { width: 300, height: 200 
   return templateId;
 };
 
-const download = async (href: string) => {
-  const url = new URL(href);
-  const response = await fetch(`${app.url}${url.pathname}${url.search}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
-};
-
 const render = (body: Record<string, unknown>) => app.call('POST', '/api/v2/render', { body });
 
 /** The rendered PNG's pixels, RGBA. */
 const renderPixels = async (templateId: string, data: Record<string, unknown> = {}) => {
   const response = await render({ template: templateId, data, outputFormat: 'png', cache: false });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  const png = await download(response.body.href);
+  const png = await app.download(response.body.href);
   return { png, ...(await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })) };
 };
 
@@ -85,7 +78,7 @@ const pdfText = async (templateId: string, data: Record<string, unknown>) => {
   const response = await render({ template: templateId, data, outputFormat: 'pdf', cache: false });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   const file = path.join(workDir, `document-${++pdfCount}.pdf`);
-  await writeFile(file, await download(response.body.href));
+  await writeFile(file, await app.download(response.body.href));
   return (await run('pdftotext', [file, '-'])).stdout;
 };
 
@@ -160,7 +153,7 @@ describe('hidden components', () => {
     }
     expect(result.status, JSON.stringify(result)).toBe('done');
     const file = path.join(workDir, 'hidden.mp4');
-    await writeFile(file, await download(result.href));
+    await writeFile(file, await app.download(result.href));
     const frames = await decodeVideoFrames(file, 320, 180);
     const last = frames.at(-1);
     if (!last) throw new Error('no frames');

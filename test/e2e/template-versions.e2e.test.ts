@@ -6,17 +6,9 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 let app: TestApp;
 let templateId: string;
 
-/** Fetches an href through the test server (hrefs name the configured public base URL). */
-const download = async (href: string) => {
-  const url = new URL(href);
-  const response = await fetch(`${app.url}${url.pathname}${url.search}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
-};
-
 /** The image's width and the red, green and blue of its top-left pixel. */
 const pixelsOf = async (href: string) => {
-  const { data, info } = await sharp(await download(href)).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(await app.download(href)).raw().toBuffer({ resolveWithObject: true });
   return { width: info.width, rgb: [data[0], data[1], data[2]] };
 };
 

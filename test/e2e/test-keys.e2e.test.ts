@@ -42,13 +42,6 @@ afterAll(async () => {
 
 const creditsUsed = async () => (await app.call('GET', '/api/v1/usage')).body.credits.used as number;
 
-const download = async (href: string) => {
-  const url = new URL(href);
-  const response = await fetch(`${app.url}${url.pathname}${url.search}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
-};
-
 /** Pixels of the image that are clearly red: the watermark's colour over white. */
 const redPixels = async (image: Buffer) => {
   const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -65,12 +58,12 @@ describe('test keys', () => {
     const data = { name: 'Ada' };
     const live = await app.call('POST', '/api/v2/render', { body: { template, data } });
     expect(live.status).toBe(200);
-    expect(await redPixels(await download(live.body.href as string))).toBe(0);
+    expect(await redPixels(await app.download(live.body.href as string))).toBe(0);
     const before = await creditsUsed();
 
     const rendered = await app.call('POST', '/api/v2/render', { key: testKey, body: { template, data } });
     expect(rendered.status, JSON.stringify(rendered.body)).toBe(200);
-    expect(await redPixels(await download(rendered.body.href as string))).toBeGreaterThan(0.02);
+    expect(await redPixels(await app.download(rendered.body.href as string))).toBeGreaterThan(0.02);
     expect(await creditsUsed()).toBe(before);
 
     const result = (await app.call('GET', `/api/v2/results/${rendered.body.requestId as string}`, { key: testKey })).body;
@@ -91,17 +84,17 @@ describe('test keys', () => {
 
     // The live key's next render of the same data is still its own unmarked file from the cache.
     const again = await app.call('POST', '/api/v2/render', { body: { template, data } });
-    expect(await redPixels(await download(again.body.href as string))).toBe(0);
+    expect(await redPixels(await app.download(again.body.href as string))).toBe(0);
   });
 
   it('captures free and watermarked', async () => {
     const before = await creditsUsed();
     const captured = await app.call('POST', '/api/v1/screenshots', { key: testKey, body: { url: pageUrl, width: 400, height: 300 } });
     expect(captured.status, JSON.stringify(captured.body)).toBe(200);
-    expect(await redPixels(await download(captured.body.href as string))).toBeGreaterThan(0.02);
+    expect(await redPixels(await app.download(captured.body.href as string))).toBeGreaterThan(0.02);
     expect(await creditsUsed()).toBe(before);
     const live = await app.call('POST', '/api/v1/screenshots', { body: { url: pageUrl, width: 400, height: 300 } });
-    expect(await redPixels(await download(live.body.href as string))).toBe(0);
+    expect(await redPixels(await app.download(live.body.href as string))).toBe(0);
   });
 
   it('deletes a test result and its file once its link has expired, and leaves a live one of the same age', async () => {

@@ -235,13 +235,6 @@ let workDir: string;
 let pageServer: Server;
 let pageUrl: string;
 
-const download = async (href: string) => {
-  const url = new URL(href);
-  const response = await fetch(`${app.url}${url.pathname}${url.search}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
-};
-
 const keep = async (name: string, bytes: Buffer) => {
   const file = path.join(workDir, name);
   await writeFile(file, bytes);
@@ -282,7 +275,7 @@ describe("the world's scripts draw as glyphs", () => {
   it('in a png image', async () => {
     const response = await app.call('POST', '/api/v2/render', { body: { template: htmlTemplate, outputFormat: 'png', cache: false } });
     expect(response.status).toBe(200);
-    const bytes = await download(response.body.href);
+    const bytes = await app.download(response.body.href);
     await keep('image.png', bytes);
     const raster = await rasterOf(bytes);
     expect([raster.width, raster.height]).toEqual([WIDTH, HEIGHT]);
@@ -293,7 +286,7 @@ describe("the world's scripts draw as glyphs", () => {
   it('in a PDF, as text', async () => {
     const response = await app.call('POST', '/api/v2/render', { body: { template: htmlTemplate, outputFormat: 'pdf', cache: false } });
     expect(response.status).toBe(200);
-    const pdf = await keep('document.pdf', await download(response.body.href));
+    const pdf = await keep('document.pdf', await app.download(response.body.href));
     // At 96 dpi a CSS pixel is a raster pixel: the boxes are where the page put them.
     await run('pdftoppm', ['-r', '96', '-png', '-singlefile', '-f', '1', '-l', '1', pdf, path.join(workDir, 'document')]);
     const raster = await rasterOf(await readFile(path.join(workDir, 'document.png')));
@@ -311,7 +304,7 @@ describe("the world's scripts draw as glyphs", () => {
   it('in a URL screenshot', async () => {
     const response = await app.call('POST', '/api/v1/screenshots', { body: { url: pageUrl, width: WIDTH, height: HEIGHT } });
     expect(response.status).toBe(200);
-    const bytes = await download(response.body.href);
+    const bytes = await app.download(response.body.href);
     await keep('screenshot.png', bytes);
     const raster = await rasterOf(bytes);
     expect([raster.width, raster.height]).toEqual([WIDTH, HEIGHT]);
@@ -336,7 +329,7 @@ describe("the world's scripts draw as glyphs", () => {
       detail = await app.call('GET', `/api/v2/results/${accepted.body.requestId}`);
     }
     expect(detail.body.status).toBe('done');
-    const file = await keep('video.mp4', await download(accepted.body.href));
+    const file = await keep('video.mp4', await app.download(accepted.body.href));
     const frames = await decodeVideoFrames(file, WIDTH, HEIGHT);
     expect(frames.length).toBeGreaterThan(0);
     // The last frame, as a player shows it (H.264, 4:2:0 chroma).

@@ -7,7 +7,7 @@ import { createLogger } from '../../infrastructure/config/logger.js';
 import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
 import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen } from '../../interfaces/rest/http-server.js';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { bundleWorkflows, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import { createTestDatabase } from './database.js';
 import { apiCaller, type ApiCall } from './http-call.js';
@@ -20,6 +20,8 @@ export interface TestApp {
   /** Opens another organization and returns one of its keys. */
   newOrganizationKey(): Promise<string>;
   readonly call: ApiCall;
+  /** A file by its href, fetched through this app (hrefs name the configured public base URL); fails the test unless 200. */
+  download(href: string): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,12 @@ export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, log
     apiKey,
     runtime,
     call,
+    async download(href) {
+      const { pathname, search } = new URL(href);
+      const response = await fetch(`${server.url}${pathname}${search}`);
+      expect(response.status, href).toBe(200);
+      return Buffer.from(await response.arrayBuffer());
+    },
     async newOrganizationKey() {
       const orgId = await runtime.services.accounts.openOrganization({ name: 'other' });
       return (await runtime.services.accounts.issueApiKey(orgId, { label: 'test' })).key;
