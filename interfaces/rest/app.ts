@@ -4,27 +4,24 @@ import { DomainError, retryAfterSecondsOf } from '../../domain/shared/errors.js'
 import type { AppServices } from '../http/app-services.js';
 import { errorBody, knownError, toErrorBody } from '../http/error-mapping.js';
 import { findBadInput, findBadPath } from '../http/input-guard.js';
+import { ALL_OPERATIONS } from '../http/operations/all-operations.js';
 import { bearerAsApiKey, mcpEndpoint } from '../mcp/mcp-route.js';
+import { MAX_BATCH_CSV_BYTES } from '../schemas/batch-schemas.js';
 import { MAX_TRPC_BATCH, mountTrpc } from '../trpc/mount.js';
-import { accountRouter } from './account-router.js';
 import { apiKeyAuth, optionalApiKeyAuth } from './auth.js';
-import { perCallRateLimit, perKeyRateLimit } from './rate-limit.js';
-import { useRequestLogging } from './request-logging.js';
-import { auditRouter } from './audit-router.js';
-import { batchesRouter, batchJsonBody } from './batches-router.js';
-import { filesRouter } from './files-router.js';
+import { deprecationHeaders } from './deprecation-headers.js';
 import { httpMetrics } from './http-metrics.js';
 import { httpTracing } from './http-tracing.js';
+import { imageUrlAccess } from './image-access.js';
 import { openApiDocument } from './openapi.js';
+import { operationRoutes } from './operation-routes.js';
 import { operationsRouter } from './operations-router.js';
-import { imageRouter } from './image-router.js';
-import { renderRouter } from './render-router.js';
-import { resultsRouter } from './results-router.js';
+import { perCallRateLimit, perKeyRateLimit } from './rate-limit.js';
+import { useRequestLogging } from './request-logging.js';
 import { studioRouter } from './studio-route.js';
-import { templatesRouter } from './templates-router.js';
-import { uploadsRouter } from './uploads-router.js';
-import { urlSigningRouter } from './url-signing-router.js';
-import { deprecationHeaders, v1Router } from './v1-router.js';
+
+/** A JSON batch's rows may weigh as much as the largest CSV: more than the body limit of other requests. */
+const batchJsonBody = express.json({ limit: MAX_BATCH_CSV_BYTES, strict: true });
 
 export interface HttpAppOptions {
   readonly services: AppServices;
@@ -84,14 +81,12 @@ export const createHttpApp = ({ services, logger, bodyLimit, studioDir, trustPro
   // One limiter for every keyed route, REST and tRPC, so its counts are not split between instances.
   const limited = perKeyRateLimit(services);
   mountTrpc(app, services, [optionalApiKeyAuth(services), perCallRateLimit(services, limited, MAX_TRPC_BATCH)]);
-  // Result hrefs are handed to people and browsers without the API key: the link is the credential.
-  app.use(filesRouter(services));
   if (studioDir) app.use(studioRouter(studioDir));
-  app.use(imageRouter(services, limited));
-  app.use(deprecationHeaders());
+  app.use(deprecationHeaders(ALL_OPERATIONS));
   app.use('/mcp', bearerAsApiKey, apiKeyAuth(services), limited, mcpEndpoint(services));
-  // Renders first: the hottest route (every cache hit) is matched before the other routers' routes are tried.
-  app.use('/api', apiKeyAuth(services), limited, renderRouter(services), templatesRouter(services), batchesRouter(services), resultsRouter(services), accountRouter(services), uploadsRouter(services), urlSigningRouter(services), v1Router(services), auditRouter(services));
+  app.use('/api', apiKeyAuth(services), limited);
+  // Result hrefs are handed to people and browsers without the API key: the link is the credential.
+  app.use(operationRoutes(services, ALL_OPERATIONS, { link: [], 'image-url': imageUrlAccess(services, limited) }));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, 'Not found', [`No route for ${req.method} ${req.path}`]));

@@ -1,144 +1,100 @@
 import { z } from 'zod';
 import type { AppServices } from '../http/app-services.js';
-import { BatchBody, BatchIdParam, ListBatchesQuery } from '../schemas/batch-schemas.js';
-import { IdParam, VersionParams } from '../schemas/common.js';
-import { RenderBody } from '../schemas/render-schemas.js';
-import { ComponentDocumentBody, parseComponentDocument } from '../schemas/component-schemas.js';
-import { PdfBody, ScreenshotBody } from '../schemas/v1-schemas.js';
-import { FontIdParam, ListResultsQuery, ListUploadsQuery, ResultIdParam, UploadIdParam } from '../schemas/result-schemas.js';
+import { getAccountSettings, getUsage, listFonts, updateAccountSettings, deleteFont } from '../http/operations/account.js';
+import { getAuditHistory, getBatchHistory, getTemplateAt } from '../http/operations/audit.js';
+import { cancelBatch, getBatch, listBatches, submitBatch } from '../http/operations/batches.js';
+import { printPdf, takeScreenshot } from '../http/operations/captures.js';
+import { render, renderJsonAnswer } from '../http/operations/renders.js';
+import { deleteResult, getResult, listResults } from '../http/operations/results.js';
+import { createUrlSigningKey, getUrlSigningKey, listUrlSigningKeys, revokeUrlSigningKey, rotateUrlSigningKey, signImageUrl } from '../http/operations/signed-urls.js';
 import {
-  CreateTemplateBody,
-  HtmlContentBody,
-  ListTemplatesQuery,
-  ListTemplateVersionsQuery,
-  PatchTemplateBody,
-  PublishTemplateBody,
-} from '../schemas/template-schemas.js';
-import { PatchSettingsBody, SignedUrlBody, SigningKeyIdParam } from '../schemas/url-signing-schemas.js';
-import { AuditBatchParams, AuditHistoryQuery, AuditTemplateParams, AuditTemplateQuery } from '../schemas/audit-schemas.js';
+  createTemplate,
+  deleteTemplate,
+  getComponents,
+  getHtmlContent,
+  getTemplate,
+  getTemplateVersion,
+  listTemplates,
+  listTemplateVersions,
+  publishTemplateVersion,
+  replaceComponents,
+  replaceHtmlContent,
+  restoreTemplateVersion,
+  updateTemplate,
+} from '../http/operations/templates.js';
+import { deleteUpload, listUploads } from '../http/operations/uploads.js';
+import { proceduresOf } from './procedures.js';
 import { authedProcedure, router } from './trpc.js';
 
-/** The same use cases as REST, typed end to end for internal consumers. */
-export const createAppRouter = ({ templates, results, usage, fonts, uploads, renders, accounts, captures, audit, urlSigning, settings, batches }: AppServices) =>
-  router({
+const deleted = () => ({ deleted: true as const });
+const nothing = () => undefined;
+
+/** The operations of the REST API (interfaces/http/operations) by the names internal consumers call them, and a few of tRPC's own. */
+export const createAppRouter = (services: AppServices) => {
+  const { query, mutation } = proceduresOf(services);
+  const { accounts } = services;
+  return router({
     templates: router({
-      list: authedProcedure
-        .input(ListTemplatesQuery.partial().optional())
-        .query(({ ctx, input }) => templates.list(ctx.context, { page: 0, size: 20, ...input })),
-      get: authedProcedure.input(IdParam).query(({ ctx, input }) => templates.get(ctx.context, input.templateId)),
-      create: authedProcedure.input(CreateTemplateBody).mutation(({ ctx, input }) => templates.create(ctx.context, input)),
-      update: authedProcedure
-        .input(IdParam.extend({ changes: PatchTemplateBody }))
-        .mutation(({ ctx, input }) => templates.update(ctx.context, input.templateId, input.changes)),
-      delete: authedProcedure.input(IdParam).mutation(async ({ ctx, input }) => {
-        await templates.remove(ctx.context, input.templateId);
-        return { deleted: true as const };
-      }),
-      getHtml: authedProcedure.input(IdParam).query(({ ctx, input }) => templates.getHtmlContent(ctx.context, input.templateId)),
-      putHtml: authedProcedure
-        .input(IdParam.extend({ content: HtmlContentBody }))
-        .mutation(({ ctx, input }) => templates.replaceHtmlContent(ctx.context, input.templateId, input.content)),
-      getComponents: authedProcedure.input(IdParam).query(({ ctx, input }) => templates.getComponents(ctx.context, input.templateId)),
-      /** The document is typed by its schema and validated again as REST does, for the same per-component messages. */
-      putComponents: authedProcedure
-        .input(IdParam.extend({ document: ComponentDocumentBody }))
-        .mutation(({ ctx, input }) => templates.replaceComponents(ctx.context, input.templateId, parseComponentDocument(input.document))),
-      versions: authedProcedure
-        .input(IdParam.extend(ListTemplateVersionsQuery.partial().shape))
-        .query(({ ctx, input }) => templates.listVersions(ctx.context, input.templateId, { page: input.page ?? 0, size: input.size ?? 20 })),
-      version: authedProcedure.input(VersionParams).query(({ ctx, input }) => templates.getVersion(ctx.context, input.templateId, input.version)),
-      publish: authedProcedure
-        .input(IdParam.extend(PublishTemplateBody.shape))
-        .mutation(({ ctx, input }) => templates.publish(ctx.context, input.templateId, input.version)),
-      restore: authedProcedure.input(VersionParams).mutation(({ ctx, input }) => templates.restore(ctx.context, input.templateId, input.version)),
+      list: query(listTemplates),
+      get: query(getTemplate),
+      create: mutation(createTemplate),
+      update: mutation(updateTemplate, { bodyAs: 'changes' }),
+      delete: mutation(deleteTemplate, { answer: deleted }),
+      getHtml: query(getHtmlContent),
+      putHtml: mutation(replaceHtmlContent, { bodyAs: 'content' }),
+      getComponents: query(getComponents),
+      putComponents: mutation(replaceComponents, { bodyAs: 'document' }),
+      versions: query(listTemplateVersions),
+      version: query(getTemplateVersion),
+      publish: mutation(publishTemplateVersion),
+      restore: mutation(restoreTemplateVersion),
     }),
     results: router({
-      list: authedProcedure.input(ListResultsQuery.partial().optional()).query(({ ctx, input }) =>
-        results.list(ctx.context, { templateId: input?.template, batchName: input?.batch, page: input?.page ?? 0, size: input?.size ?? 20 }),
-      ),
-      get: authedProcedure.input(ResultIdParam).query(({ ctx, input }) => results.get(ctx.context, input.identifier)),
-      delete: authedProcedure.input(ResultIdParam).mutation(async ({ ctx, input }) => {
-        await results.delete(ctx.context, input.identifier);
-        return { deleted: true as const };
-      }),
+      list: query(listResults),
+      get: query(getResult),
+      delete: mutation(deleteResult, { answer: deleted }),
     }),
-    /** Renders and answers `{ requestId, href, cached? }`, like POST /api/v2/render with output=json. */
-    render: authedProcedure.input(RenderBody).mutation(async ({ ctx, input }) => {
-      const { requestId, href, cached, status } = await renders.render(ctx.context, input);
-      return { requestId, href, ...(cached ? { cached } : {}), ...(status ? { status } : {}) };
-    }),
+    /** Renders and answers `{ requestId, href, cached?, status? }`, like POST /api/v2/render with output=json. */
+    render: mutation(render, { answer: renderJsonAnswer }),
     account: router({
       /** The secret webhooks to the caller's organization are signed with. */
       webhookSecret: authedProcedure.input(z.void()).query(({ ctx }) => accounts.callerWebhookSecret(ctx.context)),
       /** A new secret; the previous one keeps signing alongside it for 24 hours. */
       // A mutation without input still arrives with an empty object from some clients.
       rotateWebhookSecret: authedProcedure.input(z.object({}).strict().optional()).mutation(({ ctx }) => accounts.rotateCallerWebhookSecret(ctx.context)),
-      settings: authedProcedure.input(z.void()).query(({ ctx }) => settings.get(ctx.context)),
-      changeSettings: authedProcedure.input(PatchSettingsBody).mutation(({ ctx, input }) => settings.change(ctx.context, input)),
+      settings: query(getAccountSettings),
+      changeSettings: mutation(updateAccountSettings),
       /** Keys that sign GET /img URLs; a secret is shown only by create and rotate. */
       urlSigningKeys: router({
-        list: authedProcedure.input(z.void()).query(({ ctx }) => urlSigning.listKeys(ctx.context)),
-        get: authedProcedure.input(SigningKeyIdParam).query(({ ctx, input }) => urlSigning.getKey(ctx.context, input.identifier)),
-        create: authedProcedure.input(z.object({}).strict().optional()).mutation(({ ctx }) => urlSigning.createKey(ctx.context)),
-        rotate: authedProcedure.input(SigningKeyIdParam).mutation(({ ctx, input }) => urlSigning.rotateKey(ctx.context, input.identifier)),
-        revoke: authedProcedure.input(SigningKeyIdParam).mutation(async ({ ctx, input }) => {
-          await urlSigning.revokeKey(ctx.context, input.identifier);
-          return { revoked: true as const };
-        }),
+        list: query(listUrlSigningKeys),
+        get: query(getUrlSigningKey),
+        create: mutation(createUrlSigningKey),
+        rotate: mutation(rotateUrlSigningKey),
+        revoke: mutation(revokeUrlSigningKey, { answer: () => ({ revoked: true as const }) }),
       }),
     }),
     /** A signed GET /img URL for a template, like POST /api/v2/signed-urls. */
-    signedUrls: router({
-      create: authedProcedure.input(SignedUrlBody).mutation(({ ctx, input }) => urlSigning.signUrl(ctx.context, input)),
-    }),
+    signedUrls: router({ create: mutation(signImageUrl) }),
     /** Screenshots and PDFs of web pages, answering `{ requestId, href, request }` like POST /api/v1/screenshots and /api/v1/pdf. */
-    captures: router({
-      screenshot: authedProcedure.input(ScreenshotBody).mutation(({ ctx, input }) => captures.capture(ctx.context, { kind: 'screenshot', ...input })),
-      pdf: authedProcedure.input(PdfBody).mutation(({ ctx, input }) => captures.capture(ctx.context, { kind: 'pdf', ...input })),
-    }),
-    usage: router({
-      get: authedProcedure.input(z.void()).query(({ ctx }) => usage.get(ctx.context)),
-    }),
+    captures: router({ screenshot: mutation(takeScreenshot), pdf: mutation(printPdf) }),
+    usage: router({ get: query(getUsage) }),
     /** Replayed from the event log; needs a key with the audit scope. */
     audit: router({
-      history: authedProcedure.input(AuditHistoryQuery).query(({ ctx, input }) =>
-        audit.historyPage(ctx.context, {
-          from: input.from === undefined ? undefined : new Date(input.from),
-          to: input.to === undefined ? undefined : new Date(input.to),
-          templateId: input.template,
-          batchId: input.batch,
-          page: input.page,
-          size: input.size,
-        }),
-      ),
-      templateAt: authedProcedure
-        .input(AuditTemplateParams.extend(AuditTemplateQuery.shape))
-        .query(({ ctx, input }) => audit.templateAt(ctx.context, input.templateId, new Date(input.at))),
-      batch: authedProcedure.input(AuditBatchParams).query(({ ctx, input }) => audit.batchHistory(ctx.context, input.batchId)),
+      history: query(getAuditHistory),
+      templateAt: query(getTemplateAt),
+      batch: query(getBatchHistory),
     }),
-    fonts: router({
-      list: authedProcedure.input(z.void()).query(({ ctx }) => fonts.list(ctx.context)),
-      delete: authedProcedure.input(FontIdParam).mutation(async ({ ctx, input }) => {
-        await fonts.delete(ctx.context, input.identifier);
-      }),
-    }),
-    uploads: router({
-      list: authedProcedure.input(ListUploadsQuery).query(({ ctx, input }) => uploads.list(ctx.context, input)),
-      delete: authedProcedure.input(UploadIdParam).mutation(async ({ ctx, input }) => {
-        await uploads.delete(ctx.context, input.identifier);
-      }),
-    }),
+    fonts: router({ list: query(listFonts), delete: mutation(deleteFont, { answer: nothing }) }),
+    uploads: router({ list: query(listUploads), delete: mutation(deleteUpload, { answer: nothing }) }),
     /** Batches of renders from rows of data, like /api/v2/batches (rows as JSON; a CSV goes over REST). */
     batches: router({
-      submit: authedProcedure.input(BatchBody).mutation(({ ctx, input }) => batches.submit(ctx.context, input)),
-      list: authedProcedure.input(ListBatchesQuery.partial().optional()).query(({ ctx, input }) => batches.list(ctx.context, { page: input?.page ?? 0, size: input?.size ?? 20 })),
-      get: authedProcedure.input(BatchIdParam).query(({ ctx, input }) => batches.get(ctx.context, input.identifier)),
-      cancel: authedProcedure.input(BatchIdParam).mutation(async ({ ctx, input }) => {
-        await batches.cancel(ctx.context, input.identifier);
-        return batches.get(ctx.context, input.identifier);
-      }),
+      submit: mutation(submitBatch),
+      list: query(listBatches),
+      get: query(getBatch),
+      cancel: mutation(cancelBatch),
     }),
     ping: authedProcedure.input(z.void()).query(({ ctx }) => ({ orgId: ctx.context.caller.orgId })),
   });
+};
 
 export type AppRouter = ReturnType<typeof createAppRouter>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesIfNoneMatch, parseRangeHeader } from '../../interfaces/rest/conditional-requests.js';
+import { matchesIfNoneMatch, parseRangeHeader } from '../../interfaces/http/conditional-requests.js';
 
 describe('Range header', () => {
   it.each([
