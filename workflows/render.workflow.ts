@@ -4,7 +4,7 @@ import type { StoredFile } from '../domain/renders/render-events.js';
 import type { RenderActivities } from './render.activities.js';
 import { deliverOutcome } from './deliver-outcome.js';
 import { BOOKKEEPING } from './activity-options.js';
-import { failedOutcomeOf } from './failures.js';
+import { runRequestSteps } from './request-sequence.js';
 
 export interface RenderWorkflowInput {
   readonly requestId: string;
@@ -50,43 +50,21 @@ const renderingRow = proxyLocalActivities<RenderActivities>({
 });
 
 /**
- * A client answered at once hears of a failure too. Histories recorded before failures were
- * delivered replay without it (Temporal's patching), so workflows in flight during an upgrade go on.
+ * A request's steps as this workflow's activities. A client answered at once hears of a failure
+ * too; histories recorded before failures were delivered replay without it (Temporal's patching),
+ * so workflows in flight during an upgrade go on.
  */
-const tellWebhookOfFailure = async (requestId: string, webhook: boolean): Promise<void> => {
-  if (webhook && patched('webhook-on-failure')) await deliverOutcome(requestId);
-};
-
-/**
- * The life of any request that produces one file (a render, a capture, a video): charge, produce
- * and store, record; refund when the file cannot be made; then tell the webhook. A failure ends
- * the request as its type says (failures.ts): the request's fault, no credits, no room, or failed.
- */
-export async function produceFile({ requestId, webhook }: RenderWorkflowInput, produce: () => Promise<StoredFile>): Promise<RenderWorkflowResult> {
-  try {
-    await bookkeeping.chargeCredits({ requestId });
-  } catch (error) {
-    const failed = failedOutcomeOf(error);
-    const position = await bookkeeping.recordFailure({ requestId, ...failed });
-    await tellWebhookOfFailure(requestId, webhook);
-    return { ...failed, position };
-  }
-
-  let file;
-  try {
-    file = await produce();
-  } catch (error) {
-    const failed = failedOutcomeOf(error);
-    await bookkeeping.refundCredits({ requestId });
-    const position = await bookkeeping.recordFailure({ requestId, ...failed });
-    await tellWebhookOfFailure(requestId, webhook);
-    return { ...failed, position };
-  }
-  const position = await bookkeeping.recordCompletion({ requestId, file });
-
-  if (webhook) await deliverOutcome(requestId);
-  // The file as the activity stored it: a caller serves it from here rather than predicting where it went.
-  return { status: 'done', file, position };
+export function produceFile({ requestId, webhook }: RenderWorkflowInput, produce: () => Promise<StoredFile>): Promise<RenderWorkflowResult> {
+  return runRequestSteps({
+    charge: () => bookkeeping.chargeCredits({ requestId }),
+    produce,
+    refund: () => bookkeeping.refundCredits({ requestId }),
+    recordFailure: (failure) => bookkeeping.recordFailure({ requestId, ...failure }),
+    recordCompletion: (file) => bookkeeping.recordCompletion({ requestId, file }),
+    async tellWebhook(outcome) {
+      if (webhook && (outcome === 'done' || patched('webhook-on-failure'))) await deliverOutcome(requestId);
+    },
+  });
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { FailedOutcome, RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
-import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, failureCodeOf, retryAfterSecondsOf } from '../../domain/shared/errors.js';
+import { translated } from '../../workflows/failures.js';
+import { runRequestSteps } from '../../workflows/request-sequence.js';
 
 /**
  * A RenderOrchestrator for unit tests: it records what was started, and a test decides how each
  * request ends (done, failed, unavailable, or a timeout of the caller's wait). Given the steps of a
- * request, it runs them at once, in the order the workflows run them (workflows/render.workflow.ts,
- * produceFile): charge; produce and store; record the completion; or refund and record the failure.
+ * request, it runs them at once through the workflows' own sequence (workflows/request-sequence.ts):
+ * charge; produce and store; record the completion; or refund and record the failure.
  */
 
 export type WorkKind = 'render' | 'video' | 'capture' | 'webhook';
@@ -52,31 +53,19 @@ export interface FakeOrchestrator extends RenderOrchestrator {
   refuseStarts(error: Error | null): void;
 }
 
-/** How a step that threw ends the request, in the port's taxonomy, as workflows/failures.ts reads it back from Temporal. */
-const failedOutcomeOf = (error: unknown): FailedOutcome => {
-  const reason = error instanceof Error ? error.message : String(error);
-  const code = failureCodeOf(error instanceof DomainError ? error.code : undefined);
-  if (code !== 'unavailable') return { status: 'failed', reason, code };
-  return { status: 'failed', reason, code, retryAfterSeconds: error instanceof DomainError ? retryAfterSecondsOf(error) : DEFAULT_RETRY_AFTER_SECONDS };
-};
-
-const runSteps = async (steps: RequestSteps, requestId: string, sync: boolean): Promise<RenderOutcome> => {
-  try {
-    await steps.charge(requestId);
-  } catch (error) {
-    const failed = failedOutcomeOf(error);
-    return { ...failed, position: await steps.fail(requestId, failed) };
-  }
-  let file: StoredFile;
-  try {
-    file = await (sync && steps.produceNow ? steps.produceNow(requestId) : steps.produce(requestId));
-  } catch (error) {
-    const failed = failedOutcomeOf(error);
-    await steps.refund(requestId);
-    return { ...failed, position: await steps.fail(requestId, failed) };
-  }
-  return { status: 'done', file, position: await steps.complete(requestId, file) };
-};
+/**
+ * The workflows' own sequence (workflows/request-sequence.ts) over the application's steps, each
+ * crossing into the sequence as an activity's failure does (workflows/failures.ts).
+ */
+const runSteps = (steps: RequestSteps, requestId: string, sync: boolean, webhook: () => Promise<void>): Promise<RenderOutcome> =>
+  runRequestSteps({
+    charge: () => translated(() => steps.charge(requestId)),
+    produce: () => translated(() => (sync && steps.produceNow ? steps.produceNow(requestId) : steps.produce(requestId))),
+    refund: () => translated(() => steps.refund(requestId)),
+    recordFailure: (failure) => translated(() => steps.fail(requestId, failure)),
+    recordCompletion: (file) => translated(() => steps.complete(requestId, file)),
+    tellWebhook: webhook,
+  });
 
 /** The file of a request the fake ends as done without running any steps: nothing was stored. */
 const UNSTORED: StoredFile = { storageKey: 'unstored', fileName: 'unstored', contentType: 'application/octet-stream', bytes: 0, width: 0, height: 0 };
@@ -94,9 +83,8 @@ export const createFakeOrchestrator = ({ steps = {}, deliverWebhook }: FakeOrche
     started.push(work);
     // Starting the same request twice is a no-op, as a workflow id that is already taken is.
     if (runs.has(work.requestId) || !requestSteps) return;
-    const run = runSteps(requestSteps, work.requestId, !work.webhook).then(async (outcome) => {
+    const run = runSteps(requestSteps, work.requestId, !work.webhook, async () => {
       if (work.webhook) await deliverWebhook?.(work.requestId);
-      return outcome;
     });
     runs.set(work.requestId, run);
     await run.catch(() => {});
