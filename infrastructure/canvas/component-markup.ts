@@ -29,8 +29,6 @@ const fitAttributes = (componentId: string, props: PropsOf<'TEXT'>) => {
   ].join('');
 };
 
-const FITTED_SIDE_ROOM_EM = 0.05;
-
 const textMarkup = (componentId: string, props: PropsOf<'TEXT'>) => {
   const declarations = style({
     display: 'flex',
@@ -48,10 +46,8 @@ const textMarkup = (componentId: string, props: PropsOf<'TEXT'>) => {
     'white-space': 'pre-wrap',
     'overflow-wrap': 'break-word',
   });
-  const fit = fitAttributes(componentId, props);
-  // Fitted lines fill the box from side to side: a little room keeps glyphs that overhang their advance whole.
-  const room = fit === "" ? "" : `;padding:0 calc(${FITTED_SIDE_ROOM_EM}em + 1px)`;
-  return `<div class="cv-text"${fit} style="${FILL};${declarations}${room}"><div>${escapeHtml(props.text)}</div></div>`;
+  // Fitted text gets the room its ink needs at the box's sides from the fitter (text-fit), as padding.
+  return `<div class="cv-text"${fitAttributes(componentId, props)} style="${FILL};${declarations}"><div>${escapeHtml(props.text)}</div></div>`;
 };
 
 const mediaStyle = (objectFit: string, extra = '') => `${FILL};display:block;object-fit:${objectFit}${extra}`;

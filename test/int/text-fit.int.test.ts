@@ -107,12 +107,62 @@ const pdfText = async (pdf: Buffer, name: string) => {
   return (await run('pdftotext', ['-layout', file, '-'])).stdout;
 };
 
+const ELLIPSIS = '\u2026';
+/** The bidi controls pdftotext wraps right-to-left runs in (embeddings, overrides, isolates): not the template's text. */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+/** A text as pdftotext's output and the template's text are compared: no bidi controls, no whitespace (line breaks and spacing are the layout's). */
+const normalise = (text: string) => text.replace(BIDI_CONTROLS, '').replace(/\s+/g, '');
+const sorted = (parts: readonly string[]) => [...parts].sort();
+
+/*
+ * How a script's text is found in pdftotext's output (poppler 22.12). pdftotext rebuilds the text
+ * from the glyphs the PDF places, in the order it reads them on a line, not from the document's text,
+ * and some scripts do not come back in their order:
+ * - latin, cjk, devanagari, token: whole and in order (Devanagari vowel signs drawn before their
+ *   consonant come back in their logical place), so the texts must be equal;
+ * - emoji: each cluster comes back whole (ZWJ sequences and skin tones included), but the clusters
+ *   of a line do not keep their order, so the texts are compared as multisets of grapheme clusters;
+ * - arabic: the letters come back in order, but each combining mark (harakat, shadda, sukun) before
+ *   the letter it sits on, out of its cluster, so not even the clusters can be compared: the letters
+ *   are compared in order without their marks, and the whole text as a multiset of code points.
+ */
+type Order = 'exact' | 'graphemes' | 'letters';
+const ORDER: Record<string, Order> = { latin: 'exact', cjk: 'exact', arabic: 'letters', devanagari: 'exact', emoji: 'graphemes', token: 'exact' };
+const MARKS = /\p{M}/gu;
+const comparable = (text: string, order: Order) => {
+  const normal = normalise(text);
+  if (order === 'exact') return { text: normal };
+  if (order === 'graphemes') return { graphemes: sorted(graphemes(normal)) };
+  return { letters: normal.replace(MARKS, ''), codePoints: sorted([...normal]) };
+};
+
+/** pdftotext finds the whole text in the PDF. */
+const expectWholeText = (extracted: string, text: string, order: Order, label: string) =>
+  expect(comparable(extracted, order), `${label}: pdftotext finds the whole text`).toEqual(comparable(text, order));
+
+/** pdftotext finds a part of the text, cut (shorter, its start when the script keeps its order) and ended by the ellipsis. */
+const expectCutText = (extracted: string, text: string, order: Order, label: string) => {
+  const normal = normalise(extracted);
+  expect(normal.split(ELLIPSIS).length - 1, `${label}: one ellipsis`).toBe(1);
+  const kept = normal.replace(ELLIPSIS, '');
+  const whole = normalise(text);
+  if (order === 'exact') expect(whole.startsWith(kept) && kept.length < whole.length, `${label}: the start of the text is kept`).toBe(true);
+  const left = new Map<string, number>();
+  for (const point of whole) left.set(point, (left.get(point) ?? 0) + 1);
+  for (const point of kept) left.set(point, (left.get(point) ?? 0) - 1);
+  expect([...left.values()].some((count) => count < 0), `${label}: nothing but the text is kept`).toBe(false);
+  expect([...kept].length, `${label}: some of the text is kept, not all`).toBeGreaterThan(0);
+  expect([...kept].length).toBeLessThan([...whole].length);
+};
+
 describe('text fitting of a canvas TEXT in shrink mode', () => {
   for (const [script, sample] of Object.entries(SCRIPTS)) {
-    it(`fits ${script} texts of ${LENGTHS.join(', ')} characters without cutting a glyph, never larger for a longer text`, async () => {
+    it(`fits ${script} texts of ${LENGTHS.join(', ')} characters without cutting a glyph, never larger for a longer text; the fit says what was drawn`, async () => {
       const sizes: number[] = [];
       for (const length of LENGTHS) {
-        const file = await render(textComponent(textOf(sample, length)));
+        const text = textOf(sample, length);
+        // Both formats at once: the pool has a page for each.
+        const [file, pdf] = await Promise.all([render(textComponent(text)), render(textComponent(text), 'pdf')]);
         const fit = file.fit?.['title'];
         expect(fit, `${script} ${length}: the render reports its fit`).toBeDefined();
         if (!fit) return;
@@ -128,6 +178,21 @@ describe('text fitting of a canvas TEXT in shrink mode', () => {
           left: false,
           right: false,
         });
+        // What the fit says is what was drawn: the PDF, fitted the same, holds the whole text unless the
+        // fit says it was cut, and a text is cut only when it does not fit whole at the minimum size.
+        expect(pdf.fit?.['title'], `${script} ${length}: the PDF is fitted as the png is`).toEqual(fit);
+        const extracted = await pdfText(pdf.content, `canvas-${script}-${length}`);
+        if (fit.truncated) {
+          expect(fit.fontSize, `${script} ${length}: cut at the minimum size only`).toBe(MIN);
+          expectCutText(extracted, text, ORDER[script] ?? 'exact', `${script} ${length}`);
+          const refused = await render(textComponent(text, { overflow: 'error' })).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          expect(refused, `${script} ${length}: cut only because it cannot fit whole at the minimum size`).toBeInstanceOf(DomainError);
+        } else {
+          expectWholeText(extracted, text, ORDER[script] ?? 'exact', `${script} ${length}`);
+        }
         sizes.push(fit.fontSize);
       }
       expect(sizes, `${script}: sizes by length`).toEqual([...sizes].sort((a, b) => b - a));
@@ -207,17 +272,35 @@ describe('text fitting of html elements marked data-fit', () => {
   });
 
   for (const [script, sample] of Object.entries(SCRIPTS)) {
-    it(`fits ${script} texts of ${LENGTHS.join(', ')} characters in a marked element without cutting a glyph, never larger for a longer text`, async () => {
+    it(`fits ${script} texts of ${LENGTHS.join(', ')} characters in a marked element without cutting a glyph, never larger for a longer text, in png and in PDF`, async () => {
       const sizes: number[] = [];
       for (const length of LENGTHS) {
-        const body = `<div class="box" id="text" data-fit="shrink" data-min-font-size="${MIN}">${textOf(sample, length)}</div>`;
-        const file = await htmlRender(body, 'png');
+        const text = textOf(sample, length);
+        const body = `<div class="box" id="text" data-fit="shrink" data-min-font-size="${MIN}">${text}</div>`;
+        const [file, pdf] = await Promise.all([htmlRender(body, 'png'), htmlRender(body, 'pdf')]);
         const fit = file.fit?.['text'];
-        expect(fit?.fontSize, `${script} ${length}`).toBeGreaterThanOrEqual(MIN);
-        expect(fit?.fontSize, `${script} ${length}`).toBeLessThanOrEqual(48);
+        expect(fit, `${script} ${length}: the render reports its fit`).toBeDefined();
+        if (!fit) return;
+        expect(fit.fontSize, `${script} ${length}`).toBeGreaterThanOrEqual(MIN);
+        expect(fit.fontSize, `${script} ${length}`).toBeLessThanOrEqual(48);
         const ink = await inkOf(file.content);
-        expect(ink, `${script} ${length}: drawn inside the box, nothing cut at its edges (${JSON.stringify(fit)})`).toMatchObject({ any: true, outside: false, top: false, bottom: false });
-        sizes.push(fit?.fontSize ?? 0);
+        expect(ink, `${script} ${length}: drawn inside the box, nothing cut at its edges (${JSON.stringify(fit)})`).toMatchObject({
+          any: true,
+          outside: false,
+          top: false,
+          bottom: false,
+          left: false,
+          right: false,
+        });
+        expect(pdf.fit?.['text'], `${script} ${length}: the PDF is fitted as the png is`).toEqual(fit);
+        const extracted = await pdfText(pdf.content, `html-${script}-${length}`);
+        if (fit.truncated) {
+          expect(fit.fontSize, `${script} ${length}: cut at the minimum size only`).toBe(MIN);
+          expectCutText(extracted, text, ORDER[script] ?? 'exact', `${script} ${length}`);
+        } else {
+          expectWholeText(extracted, text, ORDER[script] ?? 'exact', `${script} ${length}`);
+        }
+        sizes.push(fit.fontSize);
       }
       expect(sizes, `${script}: sizes by length`).toEqual([...sizes].sort((a, b) => b - a));
     });

@@ -60,15 +60,36 @@ export const COMPONENT_PROPERTIES = {
      * How the size follows the text: kept (none), shrunk from fontSize until the text fits the box
      * (shrink), or grown or shrunk to fill it (fill).
      */
-    fit: spec(oneOf(['none', 'shrink', 'fill']), 'none'),
+    fit: spec(
+      oneOf(['none', 'shrink', 'fill']),
+      'none',
+      'How the font size follows the text, so that all of it (its ink, marks and fallback glyphs included) fits the box. ' +
+        'shrink: from fontSize down to minFontSize, never larger than fontSize; fill: the largest size that fits, from minFontSize up to the box height, growing a short text; ' +
+        'none: fontSize as it is (held to maxLines and overflow when maxLines is set). Sizes are tried on a quarter-pixel grid; words are broken only when one word alone is wider than the box at minFontSize. ' +
+        "The render's result reports what fitting did (fit: fontSize, lines, truncated)",
+    ),
     /** The smallest size fitting goes to. */
-    minFontSize: spec(number(1, 1000), DEFAULT_MIN_FONT_SIZE),
+    minFontSize: spec(
+      number(1, 1000),
+      DEFAULT_MIN_FONT_SIZE,
+      'The smallest font size, in CSS pixels (1 to 1000), that fit shrink or fill goes to; a text that does not fit whole even at this size is handled by overflow. shrink keeps a fontSize already below it',
+    ),
     /** At most this many lines; 0: as many as the box holds. */
-    maxLines: spec(integer(0, 1000), 0),
+    maxLines: spec(
+      integer(0, 1000),
+      0,
+      'The most lines the text may take, a whole number from 0 to 1000; 0 (the default): as many as the box holds. Fitting picks a size that keeps the text to them; with fit none the text keeps fontSize and is held to them by overflow',
+    ),
     /** Text that does not fit even at minFontSize (or in maxLines): cut with an ellipsis, cut, or refused with a 400. */
-    overflow: spec(oneOf(['ellipsis', 'clip', 'error']), 'ellipsis'),
+    overflow: spec(
+      oneOf(['ellipsis', 'clip', 'error']),
+      'ellipsis',
+      'What happens to a text that does not fit the box (and maxLines) whole even at minFontSize (with fit none: at fontSize). ' +
+        'ellipsis (the default): cut after the last grapheme that fits, followed by \u2026; clip: cut there without it; ' +
+        'error: the render fails with a 400 naming the component, and its credit is refunded. A cut text is reported as truncated: true in the result\'s fit',
+    ),
     /** The older switch, kept: true means fit `shrink` when fit is `none`. */
-    autoFit: spec(boolean, false),
+    autoFit: spec(boolean, false, 'The older switch, kept for existing templates: true means fit shrink when fit is none; prefer fit'),
     background: spec(color, 'transparent'),
     ...common,
   },

@@ -6,8 +6,9 @@ import type { FitReport } from './fit-report.js';
  * Runs in the browser, bundled by text-fit-script.ts: fits the text of every element marked
  * `data-fit` into its box, once the document and its fonts have loaded, and says what it did.
  *
- * What fits: every line box of the text (its glyphs' ascent to descent, as the font measures them)
- * lies inside the element's content box, no word is broken (unless one word alone is wider than
+ * What fits: the ink of every line of the text (as the canvas measures its glyphs, past their
+ * advances and past the font's ascent and descent) lies inside the element's content box with a
+ * pixel to spare on each side, no word is broken (unless one word alone is wider than
  * the box at the smallest size allowed), and there are no more lines than `data-max-lines`. The size
  * is searched on a fixed grid, so the same text always gets the same size, and a longer text never
  * gets a larger one than a shorter text does.
@@ -21,35 +22,95 @@ const GRID = 4;
 const ELLIPSIS = '\u2026';
 /** Line boxes whose tops are this close are one line (runs of different fonts on a line differ a little). */
 const SAME_LINE_PX = 2;
-/** Room kept between the ink and the box's top and bottom, beyond what the ink needs. */
+/**
+ * Room kept between the ink and each side of the box, beyond what the ink needs: glyphs are placed
+ * and antialiased on whole pixels, so ink that ends exactly on the box's edge still shades its
+ * outermost row or column.
+ */
 const EDGE_ROOM_PX = 1;
-/** Below this fraction of a pixel, a line past the box's side is rounding, not overflow. */
-const TOLERANCE_PX = 0.5;
 /** The size ink is measured at; it scales with the size drawn. */
 const MEASURED_AT_PX = 100;
+/** Distinct words measured for the ink at the lines' sides, at most (the graphemes are all measured). */
+const MAX_MEASURED_WORDS = 2_000;
+/** Pieces whose side ink a document's fitting remembers, at most. */
+const MAX_REMEMBERED = 20_000;
+/** Layout positions are multiples of this (Chromium's LayoutUnit): a line this close to the box's side is inside it. */
+const LAYOUT_UNIT_PX = 1 / 64;
 
 interface Overhang {
   /** How far ink reaches above the first line's box and below the last one's, in em (negative: it stays that far inside). */
   readonly above: number;
   readonly below: number;
+  /** How far ink can reach past the left and the right end of a line's advance, in em (never negative). */
+  readonly left: number;
+  readonly right: number;
+}
+
+interface Sides {
+  readonly left: number;
+  readonly right: number;
 }
 
 /**
- * A line's box is its font's ascent and descent; ink can reach past them (stacked Arabic marks,
- * vowel signs above Devanagari letters, glyphs taken from a fallback font taller than the element's
- * own), and the box would cut it, or stay well inside them. The canvas measures the ink of the text
- * as drawn, fallback fonts and shaping included, against the same font's ascent and descent: the
- * ink, not the font's lines, is kept inside the box.
+ * The canvas a document's fitting measures ink on, and the side ink of the pieces it measured, by
+ * font: the texts of a document share their fonts and many of their words.
  */
-const overhangOf = (element: HTMLElement, texts: readonly Text[]): Overhang => {
-  const context = element.ownerDocument.createElement('canvas').getContext('2d');
+interface InkRuler {
+  readonly context: CanvasRenderingContext2D | null;
+  readonly sides: Map<string, Sides>;
+}
+
+const inkRulerOf = (document: Document): InkRuler => ({ context: document.createElement('canvas').getContext('2d'), sides: new Map() });
+
+/**
+ * A line's box is its font's ascent and descent, and from the first glyph's advance to the last
+ * one's; ink can reach past them (stacked Arabic marks, vowel signs above Devanagari letters and
+ * before or after their consonant, italic and swash overhangs, glyphs taken from a fallback font
+ * taller than the element's own), and the box would cut it, or stay well inside them. The canvas
+ * measures the ink of the text as drawn, fallback fonts and shaping included, against the same
+ * font's ascent and descent and against the advances: the ink, not the font's lines, is kept inside
+ * the box.
+ *
+ * Above and below, the whole text is measured: its tallest glyph may be on the first or last line.
+ * At the sides, what matters is the glyph that starts or ends a line, and a line can start or end at
+ * any word (whole words) or grapheme (words broken): every distinct word and grapheme is measured
+ * on its own, and the largest overhang on each side is kept as room at that side of every line
+ * (reserveSideRoom). A word's own measure holds its contextual forms (Arabic joining, Devanagari
+ * conjuncts) at its ends.
+ */
+const overhangOf = (element: HTMLElement, texts: readonly Text[], ruler: InkRuler): Overhang => {
+  const { context } = ruler;
   const style = element.ownerDocument.defaultView?.getComputedStyle(element);
-  if (!context || !style) return { above: 0, below: 0 };
-  context.font = `${style.fontStyle} ${style.fontWeight} ${MEASURED_AT_PX}px ${style.fontFamily}`;
-  const metrics = context.measureText(texts.map((text) => text.data).join(' '));
+  if (!context || !style) return { above: 0, below: 0, left: 0, right: 0 };
+  const font = `${style.fontStyle} ${style.fontWeight} ${MEASURED_AT_PX}px ${style.fontFamily}`;
+  context.font = font;
+  context.textAlign = 'left';
+  context.direction = 'ltr';
+  const whole = texts.map((text) => text.data).join(' ');
+  const metrics = context.measureText(whole);
+  const words = [...new Set(whole.split(/\s+/).filter((word) => word !== ''))].slice(0, MAX_MEASURED_WORDS);
+  const graphemes = new Set(graphemesOf(texts).flat().filter((grapheme) => grapheme.trim() !== ''));
+  let left = 0;
+  let right = 0;
+  // The ellipsis too: a cut text's last line ends with it.
+  for (const piece of [...words, ...graphemes, ELLIPSIS]) {
+    const key = `${font}\u0000${piece}`;
+    let sides = ruler.sides.get(key);
+    if (!sides) {
+      const ink = context.measureText(piece);
+      // With a left-aligned run (visual order, whatever its direction), actualBoundingBoxLeft is how
+      // far the ink reaches left of the advance's start, and actualBoundingBoxRight how far right of it.
+      sides = { left: ink.actualBoundingBoxLeft, right: ink.actualBoundingBoxRight - ink.width };
+      if (ruler.sides.size < MAX_REMEMBERED) ruler.sides.set(key, sides);
+    }
+    left = Math.max(left, sides.left);
+    right = Math.max(right, sides.right);
+  }
   return {
     above: (metrics.actualBoundingBoxAscent - metrics.fontBoundingBoxAscent) / MEASURED_AT_PX,
     below: (metrics.actualBoundingBoxDescent - metrics.fontBoundingBoxDescent) / MEASURED_AT_PX,
+    left: left / MEASURED_AT_PX,
+    right: right / MEASURED_AT_PX,
   };
 };
 
@@ -112,6 +173,10 @@ const layoutOf = (element: HTMLElement, texts: readonly Text[], size: number, ov
   const box = contentBoxOf(element);
   const top = box.top + overhang.above * size + EDGE_ROOM_PX;
   const bottom = box.bottom - overhang.below * size - EDGE_ROOM_PX;
+  // The room the ink needs at the sides is padding (reserveSideRoom): lines wrap inside it, and only a word
+  // wider than the rest of the box can reach past it.
+  const left = box.left - LAYOUT_UNIT_PX;
+  const right = box.right + LAYOUT_UNIT_PX;
   const range = element.ownerDocument.createRange();
   const lineTops: number[] = [];
   let inside = true;
@@ -119,7 +184,7 @@ const layoutOf = (element: HTMLElement, texts: readonly Text[], size: number, ov
     range.selectNodeContents(text);
     for (const rect of range.getClientRects()) {
       if (rect.width === 0 && rect.height === 0) continue;
-      if (rect.left < box.left - TOLERANCE_PX || rect.right > box.right + TOLERANCE_PX || rect.top < top || rect.bottom > bottom) inside = false;
+      if (rect.left < left || rect.right > right || rect.top < top || rect.bottom > bottom) inside = false;
       if (!lineTops.some((top) => Math.abs(top - rect.top) < SAME_LINE_PX)) lineTops.push(rect.top);
     }
   }
@@ -135,7 +200,31 @@ const collapseHangingSpaces = (element: HTMLElement) => {
   if (whiteSpace.includes('pre-wrap') || whiteSpace.includes('break-spaces')) element.style.setProperty('white-space', 'pre-line', 'important');
 };
 
-const setSize = (element: HTMLElement, size: number) => element.style.setProperty('font-size', `${size}px`, 'important');
+const setFontSize = (element: HTMLElement, size: number) => element.style.setProperty('font-size', `${size}px`, 'important');
+
+/**
+ * The room the ink needs at the sides of the lines, kept as padding inside the element: a check alone
+ * would not do, since the browser fills lines to the content box's width whatever the ink does, and
+ * at a given size (the minimum, where a text is cut) no line could ever keep its room. The padding
+ * comes inside the box the template drew: a border-box element's padding already does; a content-box
+ * one (CSS's default) keeps the outer width it has now, made border-box at that width. Returns what
+ * sets the room for a size.
+ */
+const reserveSideRoom = (element: HTMLElement, overhang: Overhang): ((size: number) => void) => {
+  const style = element.ownerDocument.defaultView?.getComputedStyle(element);
+  const px = (value: string | undefined) => Number.parseFloat(value ?? '0') || 0;
+  const padding = { left: px(style?.paddingLeft), right: px(style?.paddingRight) };
+  if (style?.boxSizing !== 'border-box') {
+    const width = `${element.getBoundingClientRect().width}px`;
+    element.style.setProperty('box-sizing', 'border-box', 'important');
+    for (const property of ['width', 'min-width', 'max-width']) element.style.setProperty(property, width, 'important');
+  }
+  return (size: number) => {
+    element.style.setProperty('padding-left', `${padding.left + overhang.left * size + EDGE_ROOM_PX}px`, 'important');
+    element.style.setProperty('padding-right', `${padding.right + overhang.right * size + EDGE_ROOM_PX}px`, 'important');
+  };
+};
+
 const setBreaking = (element: HTMLElement, anywhere: boolean) => {
   element.style.setProperty('overflow-wrap', anywhere ? 'anywhere' : 'normal', 'important');
   element.style.setProperty('word-break', 'normal', 'important');
@@ -184,20 +273,25 @@ const keepFirst = (texts: readonly Text[], graphemes: readonly string[][], kept:
 };
 
 /** Fits one element; the outcome, or undefined when it cannot fit and must not be cut (`overflow: error`). */
-const fitElement = (element: HTMLElement): TextFit | undefined => {
+const fitElement = (element: HTMLElement, ruler: InkRuler): TextFit | undefined => {
   const view = element.ownerDocument.defaultView;
   const initialSize = Number.parseFloat(view?.getComputedStyle(element).fontSize ?? '16') || 16;
   const settings = settingsOf(element, initialSize);
   const texts = textNodesOf(element);
   collapseHangingSpaces(element);
-  const overhang = overhangOf(element, texts);
+  const overhang = overhangOf(element, texts, ruler);
+  const setRoom = reserveSideRoom(element, overhang);
+  const setSize = (size: number) => {
+    setFontSize(element, size);
+    setRoom(size);
+  };
   const fitsAt = (size: number) => {
-    setSize(element, size);
+    setSize(size);
     const layout = layoutOf(element, texts, size, overhang);
     return layout.inside && (settings.maxLines === 0 || layout.lines <= settings.maxLines);
   };
   const done = (size: number, truncated: boolean): TextFit => {
-    setSize(element, size);
+    setSize(size);
     return { fontSize: size, lines: layoutOf(element, texts, size, overhang).lines, truncated };
   };
 
@@ -251,10 +345,11 @@ export const fitText = (document: Document): FitReport => {
   const fitted: Record<string, TextFit> = {};
   const unfit: string[] = [];
   const elements = [...document.querySelectorAll<HTMLElement>('[data-fit]')].slice(0, MAX_FITTED);
+  const ruler = inkRulerOf(document);
   elements.forEach((element, index) => {
     const restore = liftTransforms(element);
     try {
-      const outcome = fitElement(element);
+      const outcome = fitElement(element, ruler);
       if (outcome) fitted[nameOf(element, index)] = outcome;
       else unfit.push(nameOf(element, index));
     } finally {
