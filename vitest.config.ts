@@ -16,7 +16,8 @@ export default defineConfig({
     // Declared once at the root, not per project, so a run spanning tiers starts one server.
     globalSetup: ['test/support/global-setup.ts'],
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.unit.test.ts'], pool: 'forks' } },
+      // A unit test's timeout guards against a hang, not a slow machine: some compress fonts or draw barcodes, seconds of CPU on a busy one.
+      { test: { name: 'unit', include: ['test/unit/**/*.unit.test.ts'], pool: 'forks', testTimeout: 30_000 } },
       // Each file starts a Temporal server of its own; its workflows retry in real time, in milliseconds.
       { test: { name: 'workflow', include: ['test/workflows/**/*.workflow.test.ts'], pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'int', include: ['test/int/**/*.int.test.ts'], ...serviceTier } },

@@ -5,6 +5,7 @@ import type { AccountReadModel, ProjectionProgress } from '../ports/read-models.
 import type { CommandDeps } from '../shared/command-handler.js';
 import { onAccountStream } from '../shared/stream-commands.js';
 import type { RequestContext } from '../shared/request-context.js';
+import { readYourWrite } from '../shared/read-your-writes.js';
 
 export interface AssetDeps extends CommandDeps {
   readonly accounts: AccountReadModel;
@@ -16,11 +17,8 @@ export interface AssetDeps extends CommandDeps {
  * An upload or deletion on the caller's account stream, recorded as the caller's and awaited until
  * the read models have it: a font uploaded is a font the next render finds.
  */
-export const handleAssetCommand = async (deps: AssetDeps, context: RequestContext, command: AssetCommand) => {
-  const result = await onAccountStream(deps, context.caller.orgId, command, context);
-  if (result.position !== null) await deps.progress.waitFor(result.position);
-  return result;
-};
+export const handleAssetCommand = (deps: AssetDeps, context: RequestContext, command: AssetCommand) =>
+  readYourWrite(deps.progress, onAccountStream(deps, context.caller.orgId, command, context));
 
 /** Bytes of the organization's rendered files: they share the upload storage with its fonts and images. */
 export const storedResultBytes = async (deps: Pick<AssetDeps, 'accounts'>, orgId: string): Promise<number> => {

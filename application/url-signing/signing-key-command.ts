@@ -5,6 +5,7 @@ import type { UrlSigningSecretGenerator } from '../ports/url-signing-secrets.js'
 import type { CommandDeps } from '../shared/command-handler.js';
 import type { RequestContext } from '../shared/request-context.js';
 import { onAccountStream } from '../shared/stream-commands.js';
+import { readYourWrite } from '../shared/read-your-writes.js';
 
 export interface SigningKeyDeps extends CommandDeps {
   readonly signingKeys: UrlSigningKeyReadModel;
@@ -28,8 +29,5 @@ export const freshSecret = (deps: Pick<SigningKeyDeps, 'generator' | 'sealer'>):
  * A key command on the caller's account stream, awaited until the read models have it: a key
  * created is a key whose URLs render at once, a key revoked one whose URLs no longer do.
  */
-export const handleSigningKeyCommand = async (deps: SigningKeyDeps, context: RequestContext, command: UrlSigningCommand) => {
-  const result = await onAccountStream(deps, context.caller.orgId, command, context);
-  if (result.position !== null) await deps.progress.waitFor(result.position);
-  return result;
-};
+export const handleSigningKeyCommand = (deps: SigningKeyDeps, context: RequestContext, command: UrlSigningCommand) =>
+  readYourWrite(deps.progress, onAccountStream(deps, context.caller.orgId, command, context));

@@ -3,6 +3,7 @@ import type { CommandDeps } from '../../shared/command-handler.js';
 import type { RequestContext } from '../../shared/request-context.js';
 import { requireScope } from '../../shared/scopes.js';
 import { onBatchStream } from '../../shared/stream-commands.js';
+import { readYourWrite } from '../../shared/read-your-writes.js';
 
 /**
  * Cancels the rows of a batch not started yet: they are never recorded nor charged. Rows rendering
@@ -11,6 +12,5 @@ import { onBatchStream } from '../../shared/stream-commands.js';
 export const cancelBatch = async (deps: CommandDeps & { readonly progress: ProjectionProgress }, context: RequestContext, batchId: string): Promise<void> => {
   requireScope(context, 'render');
   const { orgId } = context.caller;
-  const result = await onBatchStream(deps, batchId, { type: 'CancelBatch', data: { batchId, orgId, now: deps.clock.now().toISOString() } }, context);
-  if (result.position !== null) await deps.progress.waitFor(result.position);
+  await readYourWrite(deps.progress, onBatchStream(deps, batchId, { type: 'CancelBatch', data: { batchId, orgId, now: deps.clock.now().toISOString() } }, context));
 };

@@ -15,6 +15,7 @@ import { templateToRender } from '../../renders/request-render/template-to-rende
 import { assertWebhookUrlAllowed } from '../../webhooks/webhook-url.js';
 import { rowsOfCsv, rowsStorageKey, storeRows, type BatchRow } from '../batch-rows.js';
 import { checkRows } from './check-rows.js';
+import { readModelsReach } from '../../shared/read-your-writes.js';
 
 export interface SubmitBatchDeps extends CommandDeps {
   readonly templates: Pick<TemplateReadModel, 'get'>;
@@ -106,7 +107,7 @@ export const submitBatch = async (deps: SubmitBatchDeps, context: RequestContext
     { newStream: true },
   );
   await deps.orchestrator.startBatch({ batchId });
-  // Read-your-writes: a client that asks for the batch as soon as it has the answer finds it.
-  if (recorded.position !== null) await deps.progress.waitFor(recorded.position);
+  // A client that asks for the batch as soon as it has the answer finds it.
+  await readModelsReach(deps.progress, recorded.position);
   return { identifier: batchId, name, status: 'pending', total: rows.length };
 };

@@ -4,6 +4,7 @@ import type { CommandDeps } from '../../shared/command-handler.js';
 import type { RequestContext } from '../../shared/request-context.js';
 import { requireScope } from '../../shared/scopes.js';
 import { onRenderStream } from '../../shared/stream-commands.js';
+import { readModelsReach } from '../../shared/read-your-writes.js';
 
 export interface DeleteResultDeps extends CommandDeps {
   readonly storage: Pick<FileStorage, 'delete'>;
@@ -26,5 +27,5 @@ export const deleteResult = async (deps: DeleteResultDeps, context: RequestConte
   );
   const file = state.status === 'absent' ? null : state.file;
   if (file?.owned) await deps.storage.delete(file.storageKey);
-  if (position !== null) await deps.progress.waitFor(position);
+  await readModelsReach(deps.progress, position);
 };

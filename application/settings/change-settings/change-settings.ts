@@ -5,6 +5,7 @@ import { requireScope } from '../../shared/scopes.js';
 import { onAccountStream } from '../../shared/stream-commands.js';
 import { getSettings, type GetSettingsDeps } from '../get-settings/get-settings.js';
 import type { SettingsDto } from '../settings-dto.js';
+import { readYourWrite } from '../../shared/read-your-writes.js';
 
 export interface ChangeSettingsDeps extends CommandDeps, GetSettingsDeps {
   readonly progress: ProjectionProgress;
@@ -23,13 +24,10 @@ export const changeSettings = async (deps: ChangeSettingsDeps, context: RequestC
   requireScope(context, 'admin');
   if (change.apiKeyInQuery !== undefined) {
     const { orgId } = context.caller;
-    const result = await onAccountStream(
-      deps,
-      orgId,
-      { type: 'ChangeAccountSettings', data: { orgId, apiKeyInQuery: change.apiKeyInQuery, now: deps.clock.now().toISOString() } },
-      context,
+    await readYourWrite(
+      deps.progress,
+      onAccountStream(deps, orgId, { type: 'ChangeAccountSettings', data: { orgId, apiKeyInQuery: change.apiKeyInQuery, now: deps.clock.now().toISOString() } }, context),
     );
-    if (result.position !== null) await deps.progress.waitFor(result.position);
   }
   return getSettings(deps, context);
 };
