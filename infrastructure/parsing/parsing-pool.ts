@@ -33,6 +33,11 @@ const WORKER = new URL('./parsing-worker.ts', import.meta.url).href;
 /** The service runs its TypeScript through tsx, and so must its threads (whoever started this process: a test runner too). */
 const WORKER_EXEC_ARGV = ['--import', 'tsx'];
 const YOUNG_GENERATION_MB = 16;
+/**
+ * How long a new thread may take to start and load a parser, before the first file it parses: past
+ * it, the machine is too busy to check uploads now (503), which is no fault of the file.
+ */
+const WARM_UP_LIMIT_MS = 60_000;
 
 const busy = () => new UnavailableError('Too many uploaded files are being checked at once; try again shortly', DEFAULT_RETRY_AFTER_SECONDS);
 
@@ -66,6 +71,8 @@ export const createParsingPool = (options: ParsingPoolOptions): ParsingPool => {
   let pool: Piscina | null = null;
   let closed = false;
   const turns = createTurns(options.threads, options.maxWaiting);
+  /** Parsers loaded in the live threads; forgotten when threads end (idle, killed), for the next to load again. */
+  const warmed = new Set<ParsingTask['kind']>();
   const poolOf = () =>
     (pool ??= new Piscina({
       filename: WORKER,
@@ -76,13 +83,33 @@ export const createParsingPool = (options: ParsingPoolOptions): ParsingPool => {
       resourceLimits: { maxOldGenerationSizeMb: options.heapLimitMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     }));
 
+  /**
+   * A file's time limit is its parse: a thread's start and its parser's load come first, outside it.
+   * Counted in the limit, they made a first upload on a busy machine look like a file that spins.
+   */
+  const warmUp = async (kind: ParsingTask['kind']) => {
+    const threads = poolOf();
+    if (threads.threads.length === 0) warmed.clear();
+    if (warmed.has(kind)) return;
+    try {
+      await threads.run({ kind, content: new Uint8Array(0), warmOnly: true } satisfies ParsingTask, { signal: AbortSignal.timeout(WARM_UP_LIMIT_MS) });
+    } catch (error) {
+      if (isAbort(error)) throw busy();
+      throw error;
+    }
+    warmed.add(kind);
+  };
+
   const parse = async (task: ParsingTask, refuse: (why: string) => DomainError): Promise<unknown> => {
+    await warmUp(task.kind);
     let outcome: ParsingOutcome<unknown>;
     try {
       // Past the signal, Piscina terminates the thread that runs the task and starts another on demand.
       outcome = await poolOf().run(task, { signal: AbortSignal.timeout(options.timeLimitMs) });
     } catch (error) {
       if (closed) throw busy();
+      // The thread was killed: the one that replaces it loads its parsers again.
+      warmed.clear();
       if (isAbort(error)) throw refuse('it took too long to parse');
       if (isOutOfMemory(error)) throw refuse('parsing it needed more memory than an upload may use');
       throw error;

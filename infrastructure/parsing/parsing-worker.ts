@@ -11,6 +11,8 @@ import type { DomainError } from '../../domain/shared/errors.js';
 export interface ParsingTask {
   readonly kind: 'font' | 'svg';
   readonly content: Uint8Array;
+  /** Only loads the parser of `kind` and parses nothing: a thread's start and a parser's load are not a file's time. */
+  readonly warmOnly?: boolean;
 }
 
 export interface ParsingResults {
@@ -25,15 +27,20 @@ export interface Refusal {
 
 export type ParsingOutcome<T> = { readonly value: T } | { readonly refusal: Refusal };
 
-const parse = async ({ kind, content }: ParsingTask): Promise<ParsingResults[ParsingTask['kind']]> => {
-  const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+const parserOf = async (kind: ParsingTask['kind']): Promise<(bytes: Buffer) => Promise<ParsingResults[ParsingTask['kind']]> | ParsingResults[ParsingTask['kind']]> => {
   if (kind === 'font') {
     const { fontkitInspector } = await import('../fonts/font-inspector.js');
-    return fontkitInspector.inspect(bytes);
+    return (bytes) => fontkitInspector.inspect(bytes);
   }
   const { sanitizeSvg } = await import('../uploads/svg-sanitizer.js');
-  return sanitizeSvg(bytes.toString('utf8'));
+  return (bytes) => sanitizeSvg(bytes.toString('utf8'));
 };
+
+/** A parser whose first use builds more (the sanitizer's DOM window) parses one of these while warming up. */
+const WARM_UP_SAMPLES: Partial<Record<ParsingTask['kind'], Buffer>> = { svg: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') };
+
+const parse = async ({ kind, content }: ParsingTask): Promise<ParsingResults[ParsingTask['kind']]> =>
+  (await parserOf(kind))(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
 
 /**
  * By name, not class: Piscina loads this file through require and tsx then imports the parsers as
@@ -41,7 +48,13 @@ const parse = async ({ kind, content }: ParsingTask): Promise<ParsingResults[Par
  */
 const isRefusal = (error: unknown): error is DomainError => error instanceof Error && error.name === 'DomainError' && (error as DomainError).code === 'validation';
 
-export default async (task: ParsingTask): Promise<ParsingOutcome<ParsingResults[ParsingTask['kind']]>> => {
+export default async (task: ParsingTask): Promise<ParsingOutcome<ParsingResults[ParsingTask['kind']] | null>> => {
+  if (task.warmOnly) {
+    const parser = await parserOf(task.kind);
+    const sample = WARM_UP_SAMPLES[task.kind];
+    if (sample) await parser(sample);
+    return { value: null };
+  }
   try {
     return { value: await parse(task) };
   } catch (error) {

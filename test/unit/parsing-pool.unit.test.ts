@@ -41,6 +41,13 @@ describe('the parsing pool', () => {
     expect(await pool.run({ kind: 'svg', content: svgBytes('<rect width="1" height="1" onclick="x()"/>') }, refuseImage)).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"><rect width="1" height="1" ?\/><\/svg>$/);
   }, 30_000);
 
+  it("counts a file's parse in its time limit, not the thread's start or the parser's load", async () => {
+    // A new thread loads tsx, the service's modules and a DOM for the sanitizer: far more than this limit on any machine.
+    const pool = poolWith({ timeLimitMs: 500 });
+    expect(await pool.run({ kind: 'svg', content: svgBytes('<rect width="1" height="1"/>') }, refuseImage)).toMatch(/<rect width="1" height="1" ?\/>/);
+    expect(await pool.run({ kind: 'font', content: FONT }, refuseFont)).toMatchObject({ format: 'ttf', family: 'DejaVu Sans Mono' });
+  }, 60_000);
+
   it('answers a refusal inside the thread as the same 400', async () => {
     const error = await expectDomainError(poolWith().run({ kind: 'svg', content: svgBytes('<g>') }, refuseImage), 'validation');
     expect(error.message).toMatch(/^The file is not an image that can be uploaded: it is not well-formed XML/);
