@@ -13,7 +13,8 @@
  *
  * Pool settings come from the environment like the service's (BROWSERS=2 npm run bench:render).
  * BENCH_ONLY=hits measures the cache-hit path alone (seconds instead of minutes); BENCH_ONLY=captures
- * the URL captures alone; BENCH_ONLY=fit what fitting text adds per fitted element alone.
+ * the URL captures alone (with the card's template rendered as JPEG, PNG and PDF, the CPU they are
+ * held to); BENCH_ONLY=fit what fitting text adds per fitted element alone.
  *
  * A 50-page PDF (an A4 report, scripts/bench/report.ts) is measured the same way: the service's
  * render beside Chromium's own page.pdf of the same document on a warm page of the raw browser.
@@ -87,6 +88,8 @@ const CAPTURE_CONCURRENCY = [1, 8] as const;
 const RAW_CAPTURE_RUN = { 1: { maxMs: 5_000, maxCount: 60 }, 8: { maxMs: 6_000, maxCount: 300 } } as const;
 const CAPTURE_RUN = { 1: { maxMs: 8_000, maxCount: 40 }, 8: { maxMs: 10_000, maxCount: 120 } } as const;
 const CAPTURE_TARGETS = { capturesPerSecondAtC8: 2.5, throughputVsRawAtC8: 0.7, cpuVsTemplateRender: 1.5 };
+/** Issue 43: a template printed to PDF costs at most this much of the CPU of the same card as an image. */
+const TEMPLATE_PDF_CPU_VS_IMAGE = 1.2;
 
 /** Issue 24's memory figures: the service as npm start runs it, idle and at its peak under image load. */
 const printMemory = ({ idle, peak, rendersUnderLoad }: NpmStartMemory) => {
@@ -915,6 +918,7 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     await serviceRun('pdf', 4, { maxMs: 20_000, maxCount: 8 });
     await renderTemplate(4, { maxMs: 20_000, maxCount: 8 });
     await serviceRun('png-render', 4, { maxMs: 20_000, maxCount: 8 });
+    await serviceRun('pdf-render', 4, { maxMs: 20_000, maxCount: 8 });
 
     // The raw browser: the pool browser's command line without the service's egress proxy.
     const model = chromiumBrowsersUnder(process.pid)[0];
@@ -1000,6 +1004,8 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     }
     const templates: Scenario[] = [];
     const pngTemplates: Scenario[] = [];
+    /** The card's template printed: issue 43 holds its CPU to the JPEG render's. */
+    const pdfTemplates: Scenario[] = [];
     for (const concurrency of CAPTURE_CONCURRENCY) {
       templates.push(
         await measured(`template render c${concurrency}`, 'miss', 'json', concurrency, async () => {
@@ -1013,6 +1019,12 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
           return { run: reply, clientCpu: reply.clientCpu };
         }),
       );
+      pdfTemplates.push(
+        await measured(`pdf template render c${concurrency}`, 'miss', 'json', concurrency, async () => {
+          const reply = await serviceRun('pdf-render', concurrency, CAPTURE_RUN[concurrency]);
+          return { run: reply, clientCpu: reply.clientCpu };
+        }),
+      );
     }
 
     const kindOf = (scenario: Scenario): CaptureKind => (scenario.output === 'image' ? 'screenshot' : 'pdf');
@@ -1023,10 +1035,10 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     print("   raw screenshot = page.goto(url, { waitUntil: 'load' }) + page.screenshot({ type: 'png', optimizeForSpeed: true, captureBeyondViewport: false })");
     print("   raw pdf = page.goto(url, { waitUntil: 'load' }) + page.pdf({ A4, printBackground, tagged, outline }); one warm page per client, straight from URL to URL");
     print('   screenshot = POST /api/v1/screenshots { url, width: 1200, height: 630 }; pdf = POST /api/v1/pdf { url, format: A4 }; each answered when stored');
-    print('   template render = POST /api/v2/render of the same card (cache: false, JPEG), json; png template render: the same as PNG, json');
+    print('   template render = POST /api/v2/render of the same card (cache: false, JPEG), json; png and pdf template render: the same as PNG and as PDF, json');
     print(table(
       ['scenario', 'n', 'p50 ms', 'p95 ms', 'per s', 'p50 vs raw', 'per s vs raw'],
-      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) =>
+      [...raws, ...services, ...templates, ...pngTemplates, ...pdfTemplates].map((scenario) =>
         latencyRow(scenario.label, scenario.stats, scenario.kind === 'capture' ? rawOf(scenario)?.stats : undefined, 2),
       ),
     ));
@@ -1034,10 +1046,10 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
     print(`== CPU-seconds per capture by process family (as above; the page server and HTTP client thread not counted)`);
     print(table(
       ['scenario', 'chromium', 'node', 'temporal', 'postgres', 'other', 'total', 'total vs raw', 'total vs template render', 'vs png template render', 'new chromium procs'],
-      [...raws, ...services, ...templates, ...pngTemplates].map((scenario) => {
+      [...raws, ...services, ...templates, ...pngTemplates, ...pdfTemplates].map((scenario) => {
         const { cpu: c } = scenario;
         const raw = scenario.kind === 'capture' ? rawOf(scenario) : undefined;
-        const template = scenario.kind === 'capture' ? templateAt(scenario.concurrency) : undefined;
+        const template = scenario.kind === 'capture' || pdfTemplates.includes(scenario) ? templateAt(scenario.concurrency) : undefined;
         const pngTemplate = scenario.kind === 'capture' ? pngTemplates.find((png) => png.concurrency === scenario.concurrency) : undefined;
         return [
           scenario.label,
@@ -1119,6 +1131,11 @@ async function benchCaptures({ serviceUrl, apiKey, templateId, config, sampler, 
         rows.push([`${capture} CPU per capture vs ${format} template render, c${concurrency}`, ratio(vs), `<= ${CAPTURE_TARGETS.cpuVsTemplateRender}x`, verdict(vs <= CAPTURE_TARGETS.cpuVsTemplateRender)]);
         if (capture === 'screenshot') rows.push([`  (the same against the JPEG template render, c${concurrency})`, ratio(cpuVs(templateAt(concurrency))), '', '']);
       }
+    }
+    for (const concurrency of CAPTURE_CONCURRENCY) {
+      const pdf = pdfTemplates.find((scenario) => scenario.concurrency === concurrency);
+      const vs = (pdf?.cpu.total ?? Number.NaN) / (templateAt(concurrency)?.cpu.total ?? Number.NaN);
+      rows.push([`template PDF CPU per render vs the JPEG render of the card, c${concurrency} (issue 43)`, ratio(vs), `<= ${TEMPLATE_PDF_CPU_VS_IMAGE}x`, verdict(vs <= TEMPLATE_PDF_CPU_VS_IMAGE)]);
     }
     print(table(['target', 'measured', 'goal', ''], rows));
   } finally {

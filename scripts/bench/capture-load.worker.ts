@@ -14,8 +14,8 @@ import { serveThread, threadCpuSeconds } from './threads.js';
  */
 
 export type CaptureKind = 'screenshot' | 'pdf';
-/** What a run asks of the service: a capture of the card's page, or a PNG render of the card's template (cache: false). */
-export type CaptureCall = CaptureKind | 'png-render';
+/** What a run asks of the service: a capture of the card's page, or a PNG or PDF render of the card's template (cache: false). */
+export type CaptureCall = CaptureKind | 'png-render' | 'pdf-render';
 
 export type CaptureLoadRequest =
   | { readonly kind: 'serve'; readonly host: string }
@@ -26,7 +26,7 @@ export type CaptureLoadRequest =
       readonly apiKey: string;
       readonly pageBase: string;
       readonly capture: CaptureCall;
-      /** The card's template, for png-render. */
+      /** The card's template, for png-render and pdf-render. */
       readonly templateId: string;
       readonly firstIndex: number;
       readonly timeoutMs: number;
@@ -59,7 +59,7 @@ const captureOnce = async (request: Extract<CaptureLoadRequest, { kind: 'run' }>
       ? ['/api/v1/screenshots', { url, width: WIDTH, height: HEIGHT }]
       : request.capture === 'pdf'
         ? ['/api/v1/pdf', { url, format: 'A4' }]
-        : ['/api/v2/render', { template: request.templateId, outputFormat: 'png', cache: false, data: dataFor(request.firstIndex + index) }];
+        : ['/api/v2/render', { template: request.templateId, outputFormat: request.capture === 'pdf-render' ? 'pdf' : 'png', cache: false, data: dataFor(request.firstIndex + index) }];
   const sentAt = wallNow();
   const response = await fetch(`${request.baseUrl}${path}`, {
     method: 'POST',
