@@ -4,7 +4,7 @@ import type { StoredFile } from '../domain/renders/render-events.js';
 import type { RenderActivities } from './render.activities.js';
 import { deliverOutcome } from './deliver-outcome.js';
 import { BOOKKEEPING } from './activity-options.js';
-import { runRequestSteps } from './request-sequence.js';
+import { runRequestSequence } from './request-sequence.js';
 
 export interface RenderWorkflowInput {
   readonly requestId: string;
@@ -55,7 +55,7 @@ const renderingRow = proxyLocalActivities<RenderActivities>({
  * so workflows in flight during an upgrade go on.
  */
 export function produceFile({ requestId, webhook }: RenderWorkflowInput, produce: () => Promise<StoredFile>): Promise<RenderWorkflowResult> {
-  return runRequestSteps({
+  return runRequestSequence({
     charge: () => bookkeeping.chargeCredits({ requestId }),
     produce,
     refund: () => bookkeeping.refundCredits({ requestId }),

@@ -3,7 +3,7 @@ import type { StoredFile } from '../domain/renders/render-events.js';
 import { failedOutcomeOf } from './failures.js';
 
 /** The steps of a request that produces one file, each done by an activity (or, in unit tests, by the fake orchestrator's stubs). */
-export interface RequestSteps {
+export interface SequenceSteps {
   charge(): Promise<void>;
   /** Makes the file and stores it. */
   produce(): Promise<StoredFile>;
@@ -22,7 +22,7 @@ export interface RequestSteps {
  * Free of Temporal's workflow API, so that the fake orchestrator of unit tests runs this very
  * sequence over its stubbed steps.
  */
-export async function runRequestSteps(steps: RequestSteps): Promise<RenderOutcome> {
+export async function runRequestSequence(steps: SequenceSteps): Promise<RenderOutcome> {
   try {
     await steps.charge();
   } catch (error) {

@@ -71,7 +71,11 @@ export const createParsingPool = (options: ParsingPoolOptions): ParsingPool => {
   let pool: Piscina | null = null;
   let closed = false;
   const turns = createTurns(options.threads, options.maxWaiting);
-  /** Parsers loaded in the live threads; forgotten when threads end (idle, killed), for the next to load again. */
+  /**
+   * Parsers loaded in the live thread; forgotten when it ends (idle, killed), for the next to load
+   * again. Where the machine allows more than one thread, a second one started for a file parsed
+   * meanwhile still loads within that file's time.
+   */
   const warmed = new Set<ParsingTask['kind']>();
   const poolOf = () =>
     (pool ??= new Piscina({
@@ -88,13 +92,15 @@ export const createParsingPool = (options: ParsingPoolOptions): ParsingPool => {
    * Counted in the limit, they made a first upload on a busy machine look like a file that spins.
    */
   const warmUp = async (kind: ParsingTask['kind']) => {
-    const threads = poolOf();
-    if (threads.threads.length === 0) warmed.clear();
+    const current = poolOf();
+    if (current.threads.length === 0) warmed.clear();
     if (warmed.has(kind)) return;
     try {
-      await threads.run({ kind, content: new Uint8Array(0), warmOnly: true } satisfies ParsingTask, { signal: AbortSignal.timeout(WARM_UP_LIMIT_MS) });
+      await current.run({ kind, content: new Uint8Array(0), warmOnly: true } satisfies ParsingTask, { signal: AbortSignal.timeout(WARM_UP_LIMIT_MS) });
     } catch (error) {
-      if (isAbort(error)) throw busy();
+      // A thread past the limit was killed, and its replacement loads its parsers again.
+      warmed.clear();
+      if (closed || isAbort(error)) throw busy();
       throw error;
     }
     warmed.add(kind);

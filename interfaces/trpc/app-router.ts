@@ -27,7 +27,6 @@ import { proceduresOf } from './procedures.js';
 import { authedProcedure, router } from './trpc.js';
 
 const deleted = () => ({ deleted: true as const });
-const nothing = () => undefined;
 
 /** The operations of the REST API (interfaces/http/operations) by the names internal consumers call them, and a few of tRPC's own. */
 export const createAppRouter = (services: AppServices) => {
@@ -84,8 +83,8 @@ export const createAppRouter = (services: AppServices) => {
       templateAt: query(getTemplateAt),
       batch: query(getBatchHistory),
     }),
-    fonts: router({ list: query(listFonts), delete: mutation(deleteFont, { answer: nothing }) }),
-    uploads: router({ list: query(listUploads), delete: mutation(deleteUpload, { answer: nothing }) }),
+    fonts: router({ list: query(listFonts), delete: mutation(deleteFont) }),
+    uploads: router({ list: query(listUploads), delete: mutation(deleteUpload) }),
     /** Batches of renders from rows of data, like /api/v2/batches (rows as JSON; a CSV goes over REST). */
     batches: router({
       submit: mutation(submitBatch),

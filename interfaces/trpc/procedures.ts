@@ -42,12 +42,13 @@ const procedureInput = (operation: AnyOperation, bodyAs: string | undefined) => 
   }
   const bodyShape = body === undefined ? {} : bodyAs === undefined ? (body as z.ZodObject).shape : { [bodyAs]: body };
   const schema = z.object({ ...(path ? (path as z.ZodObject).shape : {}), ...(query ? (query as z.ZodObject).shape : {}), ...bodyShape });
+  const [pathKeys, queryKeys, bodyKeys] = [keysOf(path), keysOf(query), keysOf(body)];
   return {
     schema,
     split: (input: Record<string, unknown>) => ({
-      path: path ? pick(input, keysOf(path)) : undefined,
-      query: query ? pick(input, keysOf(query)) : undefined,
-      body: body ? (bodyAs === undefined ? pick(input, keysOf(body)) : input[bodyAs]) : undefined,
+      path: path ? pick(input, pathKeys) : undefined,
+      query: query ? pick(input, queryKeys) : undefined,
+      body: body ? (bodyAs === undefined ? pick(input, bodyKeys) : input[bodyAs]) : undefined,
     }),
   };
 };

@@ -1,7 +1,7 @@
 import type { FailedOutcome, RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import { translated } from '../../workflows/failures.js';
-import { runRequestSteps } from '../../workflows/request-sequence.js';
+import { runRequestSequence } from '../../workflows/request-sequence.js';
 
 /**
  * A RenderOrchestrator for unit tests: it records what was started, and a test decides how each
@@ -58,7 +58,7 @@ export interface FakeOrchestrator extends RenderOrchestrator {
  * crossing into the sequence as an activity's failure does (workflows/failures.ts).
  */
 const runSteps = (steps: RequestSteps, requestId: string, sync: boolean, webhook: () => Promise<void>): Promise<RenderOutcome> =>
-  runRequestSteps({
+  runRequestSequence({
     charge: () => translated(() => steps.charge(requestId)),
     produce: () => translated(() => (sync && steps.produceNow ? steps.produceNow(requestId) : steps.produce(requestId))),
     refund: () => translated(() => steps.refund(requestId)),
