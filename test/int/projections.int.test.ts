@@ -26,6 +26,7 @@ import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.j
 import { uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createRuntime, type Runtime } from '../../interfaces/composition-root.js';
 import { createTestDatabase } from '../support/database.js';
+import { templateCreated as createdTemplate } from '../support/template-events.js';
 
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -126,27 +127,7 @@ const plan = (credits = 500): Plan => ({
 
 const templateCreated = (templateId: string, orgId: string, overrides: Partial<TemplateCreated['data']> = {}): StreamEvent => [
   templateStream(templateId),
-  {
-    type: 'TemplateCreated',
-    data: {
-      templateId,
-      orgId,
-      name: 'Card',
-      editor: 'html-editor',
-      width: 1200,
-      height: 630,
-      outputFormat: 'jpeg',
-      quality: 80,
-      scaleFactor: 1,
-      recordDuration: null,
-      fps: null,
-      tags: ['social'],
-      createdBy: 'API',
-      sourceTemplateId: null,
-      createdAt: at(0),
-      ...overrides,
-    },
-  },
+  createdTemplate({ templateId, orgId, tags: ['social'], createdAt: at(0), ...overrides }),
 ];
 const onTemplate = (templateId: string, event: TemplateEvent): StreamEvent => [templateStream(templateId), event];
 const onAccount = (orgId: string, event: AccountEvent): StreamEvent => [accountStream(orgId), event];

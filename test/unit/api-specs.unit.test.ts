@@ -6,6 +6,7 @@ import { templateStream, type TemplateCreated } from '../../domain/templates/tem
 import { apiSpec } from '../support/api-spec.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
 import { startInMemoryApp, type InMemoryApp } from '../support/in-memory-app.js';
+import { templateCreated as createdTemplate } from '../support/template-events.js';
 
 /**
  * Use cases as Given (streams) / When (one request) / Then (answer and appended events), through the
@@ -21,26 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const templateCreated = (templateId: string, owner: string): TemplateCreated => ({
-  type: 'TemplateCreated',
-  data: {
-    templateId,
-    orgId: owner,
-    name: 'Card',
-    editor: 'html-editor',
-    width: 400,
-    height: 200,
-    outputFormat: 'jpeg',
-    quality: 80,
-    scaleFactor: 1,
-    recordDuration: null,
-    fps: null,
-    tags: [],
-    createdBy: 'given',
-    sourceTemplateId: null,
-    createdAt: now(),
-  },
-});
+const templateCreated = (templateId: string, owner: string): TemplateCreated =>
+  createdTemplate({ templateId, orgId: owner, width: 400, height: 200, createdBy: 'given', createdAt: now() });
 
 describe('results', () => {
   it('given a finished render, DELETE answers 200 and records ResultDeleted', async () => {

@@ -3,32 +3,13 @@ import { foldEvents } from '../../domain/shared/decider.js';
 import type { TemplateCreated, TemplateEvent } from '../../domain/templates/template-events.js';
 import { templateDecider } from '../../domain/templates/template-decider.js';
 import { deciderSpec } from '../support/decider-spec.js';
+import { templateCreated } from '../support/template-events.js';
 
 const spec = deciderSpec(templateDecider);
 const now = '2026-01-02T03:04:05.000Z';
 const later = '2026-01-03T00:00:00.000Z';
 
-const created = (overrides: Partial<TemplateCreated['data']> = {}): TemplateCreated => ({
-  type: 'TemplateCreated',
-  data: {
-    templateId: 't1',
-    orgId: 'org-a',
-    name: 'Card',
-    editor: 'html-editor',
-    width: 1200,
-    height: 630,
-    outputFormat: 'jpeg',
-    quality: 80,
-    scaleFactor: 1,
-    recordDuration: null,
-    fps: null,
-    tags: [],
-    createdBy: 'API',
-    sourceTemplateId: null,
-    createdAt: now,
-    ...overrides,
-  },
-});
+const created = (overrides: Partial<TemplateCreated['data']> = {}): TemplateCreated => templateCreated({ templateId: 't1', orgId: 'org-a', createdAt: now, ...overrides });
 
 const create = (data: Record<string, unknown> = {}) => ({
   type: 'CreateTemplate' as const,
