@@ -5,7 +5,7 @@ import type { BrowserPool } from './browser-pool.js';
 import { encodeImage } from './image-encoder.js';
 import { toPdfA2b } from './pdf-a.js';
 import { printPdf } from './pdf-pages.js';
-import { LOAD_PROBE_MARGIN_MS, loadTemplateInFrame, navigateToTemplateDocument } from './template-document.js';
+import { LOAD_PROBE_MARGIN_MS, loadTemplateForPrint, loadTemplateInFrame } from './template-document.js';
 import { fitViewport } from './page-viewport.js';
 import { failFastWhenStuck } from './stuck-page.js';
 import { refuseUnfitText, type FitReport } from './text-fit/fit-report.js';
@@ -66,15 +66,15 @@ const nameUntitled = (title: string) => `if (!document.title.trim()) document.ti
 
 /**
  * A document is printed from the main frame (printing prints the top document, not a frame in it),
- * so it is navigated to rather than loaded into the host's spare frame; the page's reset builds the
- * host again while the page is idle. Untitled, it is named after its template: the PDF's title is
+ * so it becomes the main frame's document rather than a frame of the host; the page's reset brings
+ * the host back while the page is idle. Untitled, it is named after its template: the PDF's title is
  * the document's, and would otherwise be its internal address.
  */
 const printDocument = async (page: Page, cdp: CDPSession, document: RenderDocument, settings: RenderSettings): Promise<RenderedFile> => {
   // Only the template's own scripts are watched: laying out a long document for print is the
   // service's work, bounded by the page limit and the deadline, and may rightly keep the page busy.
   const fit = await failFastWhenStuck(cdp, async () => {
-    const report = await navigateToTemplateDocument(page, cdp, document.html, settings.loadTimeoutMs, { awaitVideoFrames: true });
+    const report = await loadTemplateForPrint(page, cdp, document.html, settings.loadTimeoutMs);
     refuseUnfitText(report);
     await pause(document.waitTime);
     return report;

@@ -33,8 +33,12 @@ import { TIMED_OUT, within } from './within.js';
  * document that fetched anything (an upload since deleted, a remote image since changed) has its
  * frame removed by the reset instead, and the next script-free render starts a new one.
  *
- * Videos, which pose the main frame on a virtual clock, and paged PDFs, printed from the main frame,
- * still navigate to their document.
+ * Printing prints the top document, not a frame in it (a printed frame loses its title, tags and
+ * outline), so a paged PDF's document must be the main frame's own. A script-free one is written into
+ * the host's document itself, with scripting switched off for the page until the reset writes the
+ * host back (or, if the document fetched anything, navigates to it again): no navigation, which would
+ * cost more than the print. A document with scripts needs a fresh realm and navigates to its own
+ * address, as videos do, which pose the main frame on a virtual clock.
  */
 
 /** `.invalid` never resolves (RFC 6761), so nothing else can answer these addresses; http, so templates' http images are not mixed content. */
@@ -97,6 +101,27 @@ const LOAD_INTO_FRAME = `function (html, scriptFree) {
   });
 }`;
 
+/*
+ * Writes a document over the host's own, in the host's world (a template cannot answer for it).
+ * document.open() removes every listener of the window, so the load listener goes on after it.
+ */
+const WRITE_IN_PLACE = `function (html) {
+  return new Promise((resolve) => {
+    document.open();
+    window.addEventListener('load', () => resolve(), { once: true });
+    document.write(html);
+    document.close();
+  });
+}`;
+
+const RESTORE_HOST = `function (html) {
+  document.open();
+  document.write(html);
+  document.close();
+}`;
+
+const DOCUMENT_FONTS_READY = `function () { return document.fonts.ready.then(() => undefined); }`;
+
 const FONTS_READY = `function () {
   return document.querySelector('iframe[data-current]').contentDocument.fonts.ready.then(() => undefined);
 }`;
@@ -124,6 +149,10 @@ const cleared = new WeakSet<Page>();
 /** Pages whose last render drew in the host's sandboxed frame, and those of them whose document fetched a subresource. */
 const scriptFreeInUse = new WeakSet<Page>();
 const scriptFreeFetched = new WeakSet<Page>();
+/** Pages whose host document a render wrote its own over, to print it. */
+const writtenInPlace = new WeakSet<Page>();
+/** Pages with scripting switched off, which outlives navigations: the reset switches it on again. */
+const scriptingOff = new WeakSet<Page>();
 
 /**
  * Once per page, before the network guard has the page: answers the host and video documents, and
@@ -144,6 +173,7 @@ export const serveTemplateDocuments = (page: Page): void => {
     cleared.delete(page);
     scriptFreeInUse.delete(page);
     scriptFreeFetched.delete(page);
+    writtenInPlace.delete(page);
   });
 };
 
@@ -173,12 +203,20 @@ const buildHost = async (page: Page, cdp: CDPSession): Promise<number> => {
  */
 export const prepareTemplateHost = async (page: Page, cdp: CDPSession): Promise<number> => {
   const known = hosts.get(page);
-  if (known !== undefined && page.url() === HOST_URL) {
+  const fetched = scriptFreeFetched.has(page);
+  const inPlace = writtenInPlace.has(page);
+  scriptFreeInUse.delete(page);
+  scriptFreeFetched.delete(page);
+  writtenInPlace.delete(page);
+  if (scriptingOff.has(page)) {
+    await cdp.send('Emulation.setScriptExecutionDisabled', { value: false });
+    scriptingOff.delete(page);
+  }
+  // A document written in place that fetched anything keeps what it fetched while the host lives: a new host then.
+  if (known !== undefined && page.url() === HOST_URL && !(inPlace && fetched)) {
     // The host may still have been replaced in between (a template reloading the top document).
-    const ready = await callInHost(cdp, known, CLEAR_FRAMES, scriptFreeFetched.has(page)).then(() => true, () => false);
-    scriptFreeInUse.delete(page);
-    scriptFreeFetched.delete(page);
-    if (ready) {
+    const tidied = inPlace ? callInHost(cdp, known, RESTORE_HOST, HOST_HTML) : callInHost(cdp, known, CLEAR_FRAMES, fetched);
+    if (await tidied.then(() => true, () => false)) {
       cleared.add(page);
       return known;
     }
@@ -209,6 +247,7 @@ const awaitFonts = async (cdp: CDPSession, fontsReady: () => Promise<unknown>, l
 };
 
 const FIT_FRAME_TEXT = fitTextFunction("document.querySelector('iframe[data-current]').contentDocument");
+const FIT_DOCUMENT_TEXT = fitTextFunction('document');
 
 const evaluateValue = async (cdp: CDPSession, expression: string): Promise<unknown> => {
   const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', { expression, returnByValue: true });
@@ -254,6 +293,29 @@ export const loadTemplateInFrame = async (page: Page, cdp: CDPSession, html: str
 };
 
 /**
+ * Loads a script-free html as the main frame's document for printing, written over the host's own
+ * with scripting off (the markup check errs towards scripting; this makes sure). Bounded like
+ * loadTemplateInFrame; a script-free document has no video to wait for.
+ */
+const writeTemplateInPlace = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<FitReport | undefined> => {
+  const loadedBy = performance.now() + timeoutMs;
+  const contextId = await readyHost(page, cdp);
+  cleared.delete(page);
+  await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+  scriptingOff.add(page);
+  writtenInPlace.add(page);
+  scriptFreeInUse.add(page);
+  const loaded = await within(callInHost(cdp, contextId, WRITE_IN_PLACE, html), timeoutMs);
+  if (loaded === TIMED_OUT && !(await responsive(cdp))) throw stuckIn(timeoutMs);
+  await awaitFonts(cdp, () => callInHost(cdp, contextId, DOCUMENT_FONTS_READY), loadedBy, timeoutMs);
+  return fitLoadedText(html, () => callInHost(cdp, contextId, FIT_DOCUMENT_TEXT), timeoutMs);
+};
+
+/** Loads html as the main frame's document, which is what printing prints: in place when script-free, by navigation otherwise. */
+export const loadTemplateForPrint = (page: Page, cdp: CDPSession, html: string, timeoutMs: number): Promise<FitReport | undefined> =>
+  isScriptFree(html) ? writeTemplateInPlace(page, cdp, html, timeoutMs) : navigateToTemplateDocument(page, cdp, html, timeoutMs, { awaitVideoFrames: true });
+
+/**
  * Loads html as the main frame's document by navigation, for videos (their frames are posed by
  * scripts in the main frame) and paged PDFs (printing prints the main frame). Bounded like
  * loadTemplateInFrame. Videos pose <video> elements on their own clock, so only prints wait for them.
@@ -269,5 +331,5 @@ export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, ht
   }
   await awaitFonts(cdp, () => cdp.send('Runtime.evaluate', { expression: 'document.fonts.ready.then(() => undefined)', awaitPromise: true }), loadedBy, timeoutMs);
   if (awaitVideoFrames) await awaitVideos(() => cdp.send('Runtime.evaluate', { expression: DOCUMENT_VIDEOS_READY, awaitPromise: true }), loadedBy);
-  return fitLoadedText(html, () => evaluateValue(cdp, `(${fitTextFunction('document')})()`), timeoutMs);
+  return fitLoadedText(html, () => evaluateValue(cdp, `(${FIT_DOCUMENT_TEXT})()`), timeoutMs);
 };

@@ -1,5 +1,11 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { pino } from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,14 +15,15 @@ import { createChromiumRenderEngine } from '../../infrastructure/rendering/chrom
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
-import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
+import { loadTemplateForPrint, prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
 
 /*
  * A template's document is written into a new frame of the page's warm host (template-document.ts),
  * or, when no script can run in it, into the host's one sandboxed frame, rewritten from render to
  * render. What a navigation gave for free must still hold: each render has a realm of its own (or
  * one no script ever ran in), nothing of the last document shows, and the capture waits for the
- * document's subresources, however late they come.
+ * document's subresources, however late they come. A paged PDF's script-free document is written over
+ * the host's own document (printing prints the main frame) and the host written back after it.
  */
 
 const IMAGE_DELAY_MS = 700;
@@ -145,5 +152,106 @@ describe('a template written into a frame of the warm host', () => {
     expect(await centreOf(body)).toEqual([255, 0, 0]);
     // The frame whose document fetched went with the reset; a document that fetches nothing keeps the next one.
     expect((await hostFrames()).frames).toEqual([]);
+  });
+});
+
+const run = promisify(execFile);
+
+const pagedOf = (body: string, title = 'Printed in place'): RenderDocument => ({
+  html: `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>html,body{margin:0;background:#fff}</style></head><body>${body}</body></html>`,
+  width: 400,
+  height: 300,
+  scaleFactor: 1,
+  waitTime: 0,
+  paged: true,
+});
+
+const print = async (body: string) => (await engine.render(pagedOf(body), { tenant: 'org-a', format: 'pdf', quality: 100, crop: null })).content;
+
+/** What poppler reads of a PDF: its fields, its text, and the colour at the centre of its first page. */
+const readPdf = async (pdf: Buffer) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'print-in-place-'));
+  try {
+    const file = path.join(dir, 'doc.pdf');
+    await writeFile(file, pdf);
+    const info = Object.fromEntries((await run('pdfinfo', [file])).stdout.split('\n').map((line) => line.split(/:\s+/, 2) as [string, string]));
+    const { stdout: text } = await run('pdftotext', [file, '-']);
+    const { stdout: png } = await run('pdftoppm', ['-png', '-r', '72', '-singlefile', file], { encoding: 'buffer', maxBuffer: 16 * 1024 * 1024 });
+    const { data, info: image } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const at = (Math.floor(image.height / 2) * image.width + Math.floor(image.width / 2)) * 3;
+    return { info, text, centre: [data[at], data[at + 1], data[at + 2]] };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+/** The main frame's document: its loader changes with every navigation, and not with a document written in place. */
+/** Rasterized, a PDF's colours may be a step off the source's. */
+const near = (rgb: number[], expected: number[]) => rgb.every((channel, i) => Math.abs(channel - expected[i]!) <= 4);
+
+const mainLoader = () =>
+  pool.withPage(async (_page, cdp) => (await cdp.send('Page.getFrameTree')).frameTree.frame.loaderId, { tenant: 'org-a', deadlineMs: 10_000 });
+
+describe("a paged PDF printed from the host's own document", () => {
+  it('prints a script-free document without navigating, with its title, tags and outline, and leaves the host as it was', async () => {
+    await pixelsOf('<p>warm</p>');
+    const before = await mainLoader();
+    const pdf = await print('<h1>Heading</h1><p>Printed without a navigation.</p>');
+    expect(await mainLoader()).toBe(before);
+    const { info, text } = await readPdf(pdf);
+    expect(info).toMatchObject({ Title: 'Printed in place', Tagged: 'yes', Pages: '1' });
+    expect(text).toContain('Printed without a navigation.');
+    const catalog = (await PDFDocument.load(pdf)).catalog;
+    expect(catalog.lookup(PDFName.of('Outlines'), PDFDict).lookup(PDFName.of('First'), PDFDict)).toBeInstanceOf(PDFDict);
+    // The host is back: a design renders in its frames, with nothing of the printed document.
+    expect(await centreOf('<div style="width:100px;height:50px;background:#00ff00"></div>')).toEqual(GREEN);
+    expect(await centreOf('<p>white</p>')).toEqual([255, 255, 255]);
+    expect((await hostFrames()).frames).toEqual([{ sandbox: 'allow-same-origin', body: '' }]);
+  });
+
+  it('runs no script in the page while a document is written in place, even one the markup check would have missed', async () => {
+    const title = await pool.withPage(
+      async (page, cdp) => {
+        await loadTemplateForPrint(page, cdp, pagedOf('<p>quiet</p>').html, 5_000);
+        // Added after the check, from a world of the test's own: script elements and handlers run in the page's world.
+        const { frameTree } = await cdp.send('Page.getFrameTree');
+        const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'smuggler' });
+        await cdp.send('Runtime.evaluate', {
+          contextId: executionContextId,
+          expression: `const script = document.createElement('script');
+            script.textContent = 'document.title = "a script ran"';
+            document.head.append(script);
+            const image = document.createElement('img');
+            image.setAttribute('onerror', 'document.title = "a handler ran"');
+            image.src = 'data:,';
+            document.body.append(image);`,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return (await cdp.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result.value as unknown;
+      },
+      { tenant: 'org-a', deadlineMs: 10_000 },
+    );
+    expect(title).toBe('Printed in place');
+  });
+
+  it('turns scripting back on for the renders after it, and navigates for a document with scripts', async () => {
+    await print('<p>no scripts here</p>');
+    expect(await centreOf('<script>document.body.style.background = "#00ff00"</script>')).toEqual(GREEN);
+    const scripted = await readPdf(await print('<p id="p">static</p><script>document.getElementById("p").textContent = "written by the script"</script>'));
+    expect(scripted.text).toContain('written by the script');
+    expect(scripted.info.Title).toBe('Printed in place');
+    const after = await readPdf(await print('<p>script-free again</p>'));
+    expect(after.text).toContain('script-free again');
+    expect(after.text).not.toContain('written by the script');
+  });
+
+  it('fetches the images of a document printed in place again for each print: an image changed since prints changed', async () => {
+    const body = `<img src="${origin}/swatch.png" style="display:block;width:400px;height:300px">`;
+    swatch = greenPng;
+    expect(near((await readPdf(await print(body))).centre, GREEN)).toBe(true);
+    swatch = redPng;
+    expect(near((await readPdf(await print(body))).centre, [255, 0, 0])).toBe(true);
+    swatch = greenPng;
+    expect(await centreOf(`<img src="${origin}/swatch.png" style="display:block;width:100px;height:50px">`)).toEqual(GREEN);
   });
 });
