@@ -826,7 +826,7 @@ try {
     print();
     print(`== ${REPORT_PAGES}-page PDF: an A4 report (a heading, prose, a 12-row table and a link per page; @page margin boxes), c1`);
     print("   raw = setContent(html) + page.pdf({ preferCSSPageSize, printBackground, tagged, outline }) on a warm page of the raw browser");
-    print('   service = POST /api/v2/render?output=image, cache: false (navigation to the document, break census, print bounded to PDF_MAX_PAGES + 1 pages, page count)');
+    print("   service = POST /api/v2/render?output=image, cache: false (written over the host's document when script-free, navigated to otherwise; break census, print bounded to PDF_MAX_PAGES + 1 pages, page count)");
     print(table(
       ['scenario', 'n', 'p50 ms', 'p95 ms', 'chromium CPU-s', 'node CPU-s', 'temporal', 'postgres', 'total CPU-s'],
       pdfScenarios.map(({ label, stats, cpu: c }) => [label, String(stats.n), ms(stats.p50), ms(stats.p95), cpu(c.chromium), cpu(c.node), cpu(c.temporal), cpu(c.postgres), cpu(c.total)]),
