@@ -7,7 +7,6 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { Config } from '../infrastructure/config/config.js';
 import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
-import { createLocalOutcomes } from '../infrastructure/temporal/local-outcomes.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
 import { loadWorkflowBundle, type BundleChoice, type WorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
 import { cachedWorkflowBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
@@ -114,10 +113,8 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
             ...(workflowBundle ? { workers: { metricsBindAddress: temporalMetricsAddress(config) } } : {}),
           });
     if (temporal) lifetime.defer(() => temporal.close());
-    // A caller waiting in a process that also renders hears of the file as soon as the worker records it.
-    const localOutcomes = temporal && workflowBundle ? createLocalOutcomes() : undefined;
     const orchestrator = temporal
-      ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, localOutcomes, eagerStart: temporal.workerConnection !== null })
+      ? createTemporalRenderOrchestrator({ client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, eagerStart: temporal.workerConnection !== null })
       : renderingDisabled;
     // The client shares its connection with the worker when this process runs one (connectTemporal's `workers`).
     const worker =
@@ -127,7 +124,6 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
             workflowBundle: await workflowBundle,
             metrics,
             workflowSpans: tracing.workflowSpans,
-            outcomes: localOutcomes,
             orchestrator,
             ...(options.runProjections ? { readModelsHere: foundation.projections } : {}),
           })

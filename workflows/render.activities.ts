@@ -55,7 +55,7 @@ export const createRenderActivities = (steps: RenderSteps) => ({
   produceRender: ({ requestId }: RenderRef): Promise<StoredFile> => heartbeating(() => outlastingOutages(() => translated(() => steps.produce(requestId)))),
   /**
    * As a local activity, which cannot heartbeat: the workflow task's own timeout notices a lost
-   * worker. It records the completion too, so the client that waits hears of it a step earlier.
+   * worker. It takes the render begun ahead for the waiting client, when this process began one.
    */
   produceRenderNow: ({ requestId }: RenderRef): Promise<StoredFile> => translated(() => steps.produceNow(requestId)),
   recordCompletion: ({ requestId, file }: RenderRef & { file: StoredFile }) => translated(() => steps.complete(requestId, file)),

@@ -11,8 +11,7 @@ import { isTemplateEvent, templateStream } from '../../domain/templates/template
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { AssetReadModel, ProjectionProgress } from '../ports/read-models.js';
-import type { RecordedOutcomes } from '../ports/recorded-outcomes.js';
-import type { FailedOutcome, RenderOutcome } from '../ports/render-orchestrator.js';
+import type { FailedOutcome } from '../ports/render-orchestrator.js';
 import { withFontFaces } from '../fonts/font-faces.js';
 import type { RenderDocument, RenderedFile, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
@@ -35,8 +34,6 @@ export interface RenderStepsDeps extends CommandDeps {
   readonly canvas: CanvasRenderer;
   readonly metrics: Metrics;
   readonly assets: Pick<AssetReadModel, 'listFonts'>;
-  /** Told of each completion this process records, for callers waiting in it; absent where none wait. */
-  readonly outcomes?: RecordedOutcomes;
   /** Renders begun ahead of their workflows kept at once (renders-ahead.ts); 0 or absent: none. */
   readonly maxRendersAhead?: number;
   /** The read models this process keeps, which a caller waiting here waits for; absent where it keeps none. */
@@ -151,8 +148,6 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   };
 
   const ahead = createRendersAhead<RenderedFile>({ capacity: deps.maxRendersAhead ?? 0, keepMs: RENDER_AHEAD_KEPT_MS, ended: deps.metrics.renderAheadEnded });
-  /** Log positions of completions recorded by `produceNow`, for the workflow's own recording step to find without a read. */
-  const recordedEarly = new Map<string, number>();
 
   /** Renders the pinned template with the request's data (or takes the render begun ahead) and stores the file. */
   const produce = async (requestId: string, waiting: Waiting): Promise<StoredFile> => {
@@ -161,30 +156,14 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
   };
 
   /**
-   * An outcome this process recorded is told to the caller waiting here, who is answered once this
-   * process's read models show it; the step returns then too. The workflow's next turn (its
-   * activation, the server writing the task's end) would otherwise take the cores from the
-   * projection statements that answer waits for: synchronous renders are answered sooner, and
-   * throughput under load does not suffer. A webhook sent after it finds the result listed here too.
+   * A recorded outcome's step returns once this process's read models show it, where it keeps them:
+   * the caller is answered when they do, and the workflow's next turn (its activation, the server
+   * writing the task's end) would otherwise take the cores from the projection statements it waits
+   * for. A webhook sent after it finds the result listed here too.
    */
-  const told = async (requestId: string, outcome: RenderOutcome) => {
-    deps.outcomes?.recorded(requestId, outcome);
-    // As long as that caller waits for them at most (the read models' own bound).
-    if (outcome.position != null) await deps.readModelsHere?.waitFor(outcome.position);
-  };
-
-  /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
-  const complete = async (requestId: string, file: StoredFile) => {
-    const early = recordedEarly.get(requestId);
-    if (early !== undefined) {
-      recordedEarly.delete(requestId);
-      return early;
-    }
-    const stream = await acceptedStream(requestId);
-    const { position, recorded } = await completeRender(deps, stream.state.request, file, stream);
-    acceptedStream.forget(requestId);
-    if (recorded) await told(requestId, { status: 'done', file, position });
-    return position;
+  const readModelsShow = async (position: number | null) => {
+    // As long as a caller waits for them at most (the read models' own bound).
+    if (position != null) await deps.readModelsHere?.waitFor(position);
   };
 
   return {
@@ -213,35 +192,25 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
     /** For renders nobody waits for on an open connection (a batch's rows, renders told by webhook). */
     produce: (requestId: string) => produce(requestId, 'nobody'),
 
-    /**
-     * `produce`, then the completion recorded at once, for a client that waits: it hears of its file
-     * a workflow turn earlier (the local activity's result back to the workflow, the recording step
-     * scheduled and run). The workflow records the completion as it always does, and finds it
-     * recorded. Recording here only comes early: the charge came before (the workflow
-     * charges before it produces), and a failure to record is left to the workflow's own step.
-     */
-    async produceNow(requestId: string): Promise<StoredFile> {
-      const file = await produce(requestId, 'client');
-      try {
-        const position = await complete(requestId, file);
-        if (position !== null) recordedEarly.set(requestId, position);
-        // Bounded for workflows whose recording step runs elsewhere (a worker lost in between).
-        if (recordedEarly.size > ACCEPTED_REQUESTS_KEPT) recordedEarly.delete(recordedEarly.keys().next().value as string);
-      } catch {
-        // The workflow's recording step retries it, and fails the workflow if it cannot.
-      }
-      return file;
+    /** For a client that waits: the render begun ahead for it, if any, is taken (renders-ahead.ts). */
+    produceNow: (requestId: string) => produce(requestId, 'client'),
+
+    /** Returns the log position of the outcome, so whoever waits for the request can wait for its read models too. */
+    async complete(requestId: string, file: StoredFile) {
+      const stream = await acceptedStream(requestId);
+      const { position, recorded } = await completeRender(deps, stream.state.request, file, stream);
+      acceptedStream.forget(requestId);
+      if (recorded) await readModelsShow(position);
+      return position;
     },
 
-    complete,
-
-    /** Records the failure's reason; a caller waiting in this process hears the whole of it. Returns its log position. */
+    /** Records the failure's reason; the workflow returns the whole of it to the caller. Returns its log position. */
     fail: async (requestId: string, failure: FailedOutcome) => {
       const { position, recorded } = await failRender(deps, await loadAccepted(requestId), failure.reason);
       acceptedStream.forget(requestId);
       // A request refused before its render (no credits) leaves the render begun for it unused.
       ahead.drop(requestId);
-      if (recorded) await told(requestId, { ...failure, position });
+      if (recorded) await readModelsShow(position);
       return position;
     },
   };

@@ -2,7 +2,6 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { FailureCode } from '../../domain/shared/errors.js';
-import type { LocalOutcomes } from './local-outcomes.js';
 // Imported for their names and types only: the client never runs workflow code.
 import { batchWorkflow, captureWorkflow, syncCaptureWorkflow, renderWorkflow, syncRenderWorkflow, videoRenderWorkflow, webhookWorkflow } from '../../workflows/index.js';
 import { batchWorkflowId } from '../../workflows/batch.workflow.js';
@@ -10,8 +9,6 @@ import { batchWorkflowId } from '../../workflows/batch.workflow.js';
 export interface TemporalRenderOrchestratorOptions {
   readonly client: Client;
   readonly taskQueue: string;
-  /** Outcomes recorded by a worker in this process, heard before Temporal reports the workflow's end. */
-  readonly localOutcomes?: LocalOutcomes;
   /**
    * The client shares its connection with a worker of this process on `taskQueue`: each start asks
    * for the workflow's first task in its answer, for that worker (the server falls back to its
@@ -35,9 +32,6 @@ export const inTaxonomy = (outcome: RenderOutcome): RenderOutcome => {
   return code === undefined || code === 'unavailable' ? outcome : { ...outcome, code };
 };
 
-/** How long a caller in a process that runs workflows waits for its worker's word before asking Temporal too. */
-export const TEMPORAL_POLL_AFTER_MS = 2_000;
-
 /** A workflow id that is taken means the request's workflow runs or ran already. */
 const once = async (start: Promise<unknown>): Promise<void> => {
   try {
@@ -48,7 +42,7 @@ const once = async (start: Promise<unknown>): Promise<void> => {
 };
 
 /** Render workflows keyed by request id, so a retried start never renders twice. */
-export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutcomes, eagerStart = false }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
+export const createTemporalRenderOrchestrator = ({ client, taskQueue, eagerStart = false }: TemporalRenderOrchestratorOptions): RenderOrchestrator => {
   const startRequest = (workflow: RequestWorkflow, requestId: string, webhook: boolean) =>
     once(client.workflow.start(workflow, { workflowId: requestId, taskQueue, args: [{ requestId, webhook }], requestEagerStart: eagerStart }));
   return {
@@ -82,38 +76,23 @@ export const createTemporalRenderOrchestrator = ({ client, taskQueue, localOutco
     },
 
     /*
-     * A worker in this process tells its outcomes (a file or a failure) to the callers waiting here,
-     * and that is how nearly every request is answered in a process that runs workflows. Temporal's
-     * long poll for the workflow's end is the fallback, for a request another worker runs: it starts
-     * only after TEMPORAL_POLL_AFTER_MS without a word from the local worker. Started at once and
-     * cancelled when the local outcome came, it cost CPU on every request, this process's (grpc-js
-     * builds the cancelled call's error, stack and all) and the Temporal server's, for an answer that
-     * nearly always comes from the local worker. A process without a worker polls at once.
+     * The caller hears the workflow's own result, through Temporal's long poll for its end. Measured
+     * against word from this process's worker (a process-local map the recording step told), the
+     * poll cost nothing measurable at one client or eight (docs/benchmarks.md, "The render's
+     * protocol"), and it is the same for every caller, whichever worker ran the render.
      */
     async waitForOutcome(requestId, timeoutMs) {
-      const local = localOutcomes?.listen(requestId);
       const polling = new AbortController();
-      let result: Promise<RenderOutcome> | undefined;
-      const timers: NodeJS.Timeout[] = [];
-      const after = <T>(ms: number, value: () => T | Promise<T>) =>
-        new Promise<T>((resolve, reject) => {
-          timers.push(setTimeout(() => Promise.resolve(value()).then(resolve, reject), ms));
-        });
-      const pollTemporal = () =>
-        (result = client.connection
-          .withAbortSignal(polling.signal, () => client.workflow.getHandle<RequestWorkflow>(requestId).result())
-          .then(inTaxonomy));
+      let timer: NodeJS.Timeout | undefined;
+      const result = client.connection
+        .withAbortSignal(polling.signal, () => client.workflow.getHandle<RequestWorkflow>(requestId).result())
+        .then(inTaxonomy);
       try {
-        return await Promise.race([
-          local ? after(TEMPORAL_POLL_AFTER_MS, pollTemporal) : pollTemporal(),
-          after(timeoutMs, () => 'timeout' as const),
-          ...(local ? [local.outcome] : []),
-        ]);
+        return await Promise.race([result, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))]);
       } finally {
-        for (const timer of timers) clearTimeout(timer);
-        local?.stop();
+        clearTimeout(timer);
         // The cancelled poll rejects; nobody waits for it any more.
-        result?.catch(() => {});
+        result.catch(() => {});
         polling.abort();
       }
     },

@@ -4,7 +4,6 @@ import { createBatchSteps } from '../../application/batches/run-batch/batch-step
 import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
-import type { RecordedOutcomes } from '../../application/ports/recorded-outcomes.js';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
 import { createVideoSteps } from '../../application/renders/video-steps.js';
 import { createWebhookDelivery } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
@@ -77,8 +76,6 @@ export interface RenderWorkerOptions {
   readonly workflowBundle: WorkflowBundle;
   readonly metrics: PrometheusMetrics;
   readonly workflowSpans: Tracing['workflowSpans'];
-  /** Told of each completion the worker records, for callers waiting in this process. */
-  readonly outcomes?: RecordedOutcomes;
   /** The read models this process keeps, when it runs the projections. */
   readonly readModelsHere?: ProjectionProgress;
   /** Starts the render workflows of the batch rows the worker accepts. */
@@ -132,7 +129,6 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     canvas: createHtmlCanvasRenderer(),
     metrics: options.metrics.metrics,
     assets: readModels.assets,
-    outcomes: options.outcomes,
     readModelsHere: options.readModelsHere,
     // A render begun ahead holds its place in that line.
     maxRendersAhead: renderLine,

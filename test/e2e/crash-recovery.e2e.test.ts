@@ -11,7 +11,7 @@ import { createPostgresEventStore } from '../../infrastructure/event-store/postg
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { createTestDatabase } from '../support/database.js';
 import { callApi } from '../support/http-call.js';
-import { sleep } from '../support/wait-for.js';
+import { sleep, waitFor } from '../support/wait-for.js';
 import { killGroup, startServiceProcess, stopServiceProcesses, type ServiceProcess } from '../support/service-process.js';
 
 let databaseUrl: string;
@@ -174,5 +174,51 @@ describe('the service as a real process, killed with SIGKILL', () => {
     expect(new Set(burstListed)).toEqual(new Set(createdInLog.rows.map((row) => row.id)));
     expect(burstListed.every((id) => !before.has(id))).toBe(true);
     await crash(restarted);
+  });
+
+  it('completes a synchronous render killed while its workflow waits for the render begun ahead, charging it once', { timeout: 240_000 }, async () => {
+    const first = await startService();
+    const created = await call(first, 'POST', '/api/v2/my-templates', { name: 'Killed mid-render', width: 320, height: 200, editor: 'html-editor' });
+    expect(created.status).toBe(200);
+    const templateId: string = created.body.identifier;
+    // The render begun ahead waits 5 s in its page: long enough for the kill to land inside it.
+    const answer = call(first, 'POST', '/api/v2/render', { template: templateId, waitTime: 5000, cache: false }).then(
+      (response) => `answered ${response.status}`,
+      () => 'cut off',
+    );
+    const eventsOf = async (requestId: string, type: string) =>
+      Number((await sql.query<{ n: string }>("select count(*) as n from events where type = $1 and data->>'requestId' = $2", [type, requestId])).rows[0]?.n);
+    // Charged: the workflow has started and its produce step waits for the render begun ahead.
+    const requestId = await waitFor('the render to be charged', async () => {
+      const { rows } = await sql.query<{ id: string }>(
+        `select requested.data->>'requestId' as id from events requested
+          join events charged on charged.type = 'CreditsCharged' and charged.data->>'requestId' = requested.data->>'requestId'
+          where requested.type = 'RenderRequested' and requested.data->'spec'->>'templateId' = $1`,
+        [templateId],
+      );
+      return rows[0]?.id;
+    });
+    await crash(first);
+    expect(await answer).toBe('cut off');
+    expect(await eventsOf(requestId, 'RenderCompleted')).toBe(0);
+
+    // The workflow's task, lost with the process, runs again on the new worker: charged once, rendered afresh, recorded.
+    const second = await startService();
+    const result = await waitFor(
+      'the killed render to complete',
+      async () => {
+        const read = await call(second, 'GET', `/api/v2/results/${requestId}`);
+        return read.status === 200 && read.body.status !== 'pending' ? read.body : undefined;
+      },
+      120_000,
+    );
+    expect(result).toMatchObject({ identifier: requestId, status: 'done' });
+    const file = await fetch(result.href);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/jpeg');
+    expect(await eventsOf(requestId, 'CreditsCharged')).toBe(1);
+    expect(await eventsOf(requestId, 'CreditsRefunded')).toBe(0);
+    expect(await eventsOf(requestId, 'RenderCompleted')).toBe(1);
+    await crash(second);
   });
 });

@@ -187,7 +187,7 @@ const readPdf = async (pdf: Buffer) => {
 
 /** The main frame's document: its loader changes with every navigation, and not with a document written in place. */
 /** Rasterized, a PDF's colours may be a step off the source's. */
-const near = (rgb: number[], expected: number[]) => rgb.every((channel, i) => Math.abs(channel - expected[i]!) <= 4);
+const near = (rgb: readonly (number | undefined)[], expected: readonly number[]) => rgb.every((channel, i) => Math.abs((channel ?? -255) - expected[i]!) <= 4);
 
 const mainLoader = () =>
   pool.withPage(async (_page, cdp) => (await cdp.send('Page.getFrameTree')).frameTree.frame.loaderId, { tenant: 'org-a', deadlineMs: 10_000 });

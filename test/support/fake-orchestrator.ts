@@ -1,12 +1,12 @@
 import type { FailedOutcome, RenderOrchestrator, RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import { translated } from '../../workflows/failures.js';
-import { runRequestSequence } from '../../workflows/request-sequence.js';
+import { runRequestSequence } from '../../workflows/render.workflow.js';
 
 /**
  * A RenderOrchestrator for unit tests: it records what was started, and a test decides how each
  * request ends (done, failed, unavailable, or a timeout of the caller's wait). Given the steps of a
- * request, it runs them at once through the workflows' own sequence (workflows/request-sequence.ts):
+ * request, it runs them at once through the workflows' own sequence (workflows/render.workflow.ts):
  * charge; produce and store; record the completion; or refund and record the failure.
  */
 
@@ -54,7 +54,7 @@ export interface FakeOrchestrator extends RenderOrchestrator {
 }
 
 /**
- * The workflows' own sequence (workflows/request-sequence.ts) over the application's steps, each
+ * The workflows' own sequence (workflows/render.workflow.ts) over the application's steps, each
  * crossing into the sequence as an activity's failure does (workflows/failures.ts).
  */
 const runSteps = (steps: RequestSteps, requestId: string, sync: boolean, webhook: () => Promise<void>): Promise<RenderOutcome> =>

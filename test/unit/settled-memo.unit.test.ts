@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
 import { settledMemo } from '../../application/shared/settled-memo.js';
-import type { RenderOutcome } from '../../application/ports/render-orchestrator.js';
 import { renderStream } from '../../domain/renders/render-events.js';
 import { templateStream } from '../../domain/templates/template-events.js';
 import { contextOf, createWorld } from '../support/application-world.js';
@@ -57,7 +56,6 @@ describe('render steps', () => {
     const templateId = await world.given.htmlTemplate();
     const reads: string[] = [];
     const readStream = world.eventStore.readStream.bind(world.eventStore);
-    const outcomes: [string, RenderOutcome][] = [];
     const steps = createRenderSteps({
       eventStore: { ...world.eventStore, readStream: (stream, options) => (reads.push(stream), readStream(stream, options)) },
       clock: world.clock,
@@ -68,7 +66,6 @@ describe('render steps', () => {
       canvas: { toHtml: async () => '' },
       metrics: world.metrics,
       assets: world.readModels.assets,
-      outcomes: { recorded: (requestId, outcome) => outcomes.push([requestId, outcome]) },
     });
     // Accepted, not run: the steps below are the worker's.
     const accept = async () => {
@@ -78,11 +75,16 @@ describe('render steps', () => {
       if (!requested) throw new Error(`nothing was accepted: ${String(answer)}`);
       return (requested.data as { requestId: string }).requestId;
     };
-    return { world, templateId, steps, reads, outcomes, accept };
+        /** The outcomes recorded in the log, in order: request id and event type. */
+    const recorded = async () =>
+      (await world.log())
+        .filter((event) => event.type === 'RenderCompleted' || event.type === 'RenderFailed')
+        .map((event) => [(event.data as { requestId: string }).requestId, event.type]);
+    return { world, templateId, steps, reads, recorded, accept };
   };
 
   it("read a request's stream once, for its request and its outcome (decided against the stream as read), and a pinned template once for all its renders", async () => {
-    const { templateId, steps, reads, outcomes, accept } = await setUp();
+    const { templateId, steps, reads, recorded, accept } = await setUp();
     const first = await accept();
     const second = await accept();
     for (const requestId of [first, second]) {
@@ -93,19 +95,19 @@ describe('render steps', () => {
     expect(reads.filter((stream) => stream === renderStream(first))).toHaveLength(1);
     expect(reads.filter((stream) => stream === renderStream(second))).toHaveLength(1);
     expect(reads.filter((stream) => stream === templateStream(templateId))).toHaveLength(1);
-    expect(outcomes.map(([requestId, outcome]) => [requestId, outcome.status])).toEqual([
-      [first, 'done'],
-      [second, 'done'],
+    expect(await recorded()).toEqual([
+      [first, 'RenderCompleted'],
+      [second, 'RenderCompleted'],
     ]);
   });
 
-  it('tell a waiting caller a failure whole, once: its code, Retry-After and log position', async () => {
-    const { steps, outcomes, accept } = await setUp();
+  it('record a failure once, and return its log position each time it is asked', async () => {
+    const { steps, recorded, accept } = await setUp();
     const requestId = await accept();
-    const failure = { status: 'failed', reason: 'no room', code: 'unavailable', retryAfterSeconds: 7 } as const;
-    const position = await steps.fail(requestId, failure);
-    await steps.fail(requestId, { status: 'failed', reason: 'again', code: 'failed' });
-    expect(outcomes).toEqual([[requestId, { ...failure, position }]]);
+    const position = await steps.fail(requestId, { status: 'failed', reason: 'no room', code: 'unavailable', retryAfterSeconds: 7 });
+    const again = await steps.fail(requestId, { status: 'failed', reason: 'again', code: 'failed' });
+    expect(await recorded()).toEqual([[requestId, 'RenderFailed']]);
     expect(position).toEqual(expect.any(Number));
+    expect(again).toBe(position);
   });
 });
