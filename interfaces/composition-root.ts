@@ -1,21 +1,19 @@
-import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { EventStore } from '../application/ports/event-store.js';
-import type { RenderOrchestrator } from '../application/ports/render-orchestrator.js';
-import { DomainError } from '../domain/shared/errors.js';
 import type { Config } from '../infrastructure/config/config.js';
 import { createPrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics.js';
 import type { ProjectionSet } from '../infrastructure/projections/projection-set.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
-import { loadWorkflowBundle, type BundleChoice, type WorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
-import { cachedWorkflowBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
+import type { WorkflowBundle } from '../infrastructure/temporal/temporal-worker.js';
+import { prebuiltOrCachedBundle } from '../infrastructure/temporal/workflow-bundle-cache.js';
+import { renderingDisabled } from '../infrastructure/temporal/rendering-disabled.js';
 import { createTemporalRenderOrchestrator } from '../infrastructure/temporal/temporal-render-orchestrator.js';
 import { exportsSpans, startTracing } from '../infrastructure/tracing/tracing.js';
 import { createApiServices } from './composition/api-services.js';
 import { openFoundation } from './composition/foundation.js';
-import { readinessCheck } from './composition/health.js';
-import { createLifetime } from './composition/lifetime.js';
+import { readinessCheck } from '../infrastructure/system/health-checks.js';
+import { createLifetime } from '../infrastructure/system/lifetime.js';
 import { startHousekeeping } from './composition/housekeeping-loop.js';
 import { startRenderWorker, temporalMetricsAddress } from './composition/render-worker.js';
 import type { AppServices } from './http/app-services.js';
@@ -42,41 +40,10 @@ export interface RuntimeOptions {
   readonly workflowBundle?: WorkflowBundle;
 }
 
-const notRendering = () => Promise.reject(new DomainError('unavailable', 'Rendering is not enabled in this process'));
-
-/** Administrative processes never render; if one is asked to, it says so instead of hanging. */
-const renderingDisabled: RenderOrchestrator = {
-  start: notRendering,
-  startVideo: notRendering,
-  startCapture: notRendering,
-  startWebhook: notRendering,
-  startBatch: notRendering,
-  startBatchRow: notRendering,
-  workflowState: notRendering,
-  waitForOutcome: notRendering,
-};
-
 const processRole = (options: RuntimeOptions): string => {
   if (options.rendering === 'off') return 'cli';
   if (options.rendering === 'client') return 'api';
   return options.runProjections ? 'all' : 'worker';
-};
-
-/**
- * The image's prebuilt bundle when it is of the kind this process needs (traced when it exports
- * spans), else one built for these sources and kept in DATA_DIR: a traced bundle costs CPU on
- * every workflow, an untraced one leaves the workflow out of the trace.
- */
-const prebuiltOrFreshBundle = async (config: Config, choice: BundleChoice, logger: Logger): Promise<WorkflowBundle> => {
-  const cached = () => cachedWorkflowBundle(path.join(config.DATA_DIR, 'workflow-bundles'), choice);
-  if (!config.WORKFLOW_BUNDLE_PATH) return cached();
-  const prebuilt = await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
-  if (prebuilt.traced === choice.traced) return prebuilt;
-  logger.warn(
-    { workflowBundle: config.WORKFLOW_BUNDLE_PATH, bundleTraced: prebuilt.traced, tracing: choice.traced },
-    `the prebuilt workflow bundle is ${prebuilt.traced ? '' : 'not '}traced and tracing is ${choice.traced ? 'on' : 'off'}: bundling the other kind into DATA_DIR (set WORKFLOW_BUNDLE_PATH to a bundle of the right kind, the image has /app/workflow-bundle.json and /app/workflow-bundle.traced.json, to start without it)`,
-  );
-  return cached();
 };
 
 /**
@@ -97,7 +64,7 @@ export const createRuntime = async (config: Config, logger: Logger, options: Run
   const metrics = createPrometheusMetrics();
   // Bundling takes seconds of CPU: it overlaps the start of PostgreSQL and Temporal instead of following them,
   // and only happens when the workflow sources changed since the last start on this data folder.
-  const workflowBundle = options.rendering === 'worker' ? (options.workflowBundle ? Promise.resolve(options.workflowBundle) : prebuiltOrFreshBundle(config, { traced }, logger)) : undefined;
+  const workflowBundle = options.rendering === 'worker' ? (options.workflowBundle ? Promise.resolve(options.workflowBundle) : prebuiltOrCachedBundle(config.WORKFLOW_BUNDLE_PATH, config.DATA_DIR, { traced }, logger)) : undefined;
   workflowBundle?.catch(() => {});
   try {
     const foundation = await openFoundation(config, logger, lifetime, { runProjections: options.runProjections });

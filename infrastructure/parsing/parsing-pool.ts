@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { DEFAULT_RETRY_AFTER_SECONDS, type DomainError, UnavailableError, validationError } from '../../domain/shared/errors.js';
 import type { ParsingOutcome, ParsingResults, ParsingTask } from './parsing-worker.js';
@@ -21,6 +22,18 @@ export interface ParsingPoolOptions {
   /** How long a thread stays without work before it ends. */
   readonly idleMs: number;
 }
+
+/**
+ * The service's pool. One thread where the machine has two cores, so the requests' thread and renders
+ * keep a core; a sanitized SVG at the element limit still finishes there well inside the time limit.
+ */
+export const SERVICE_PARSING_LIMITS: ParsingPoolOptions = {
+  threads: Math.min(2, Math.max(1, availableParallelism() - 1)),
+  timeLimitMs: 10_000,
+  heapLimitMb: 256,
+  maxWaiting: 8,
+  idleMs: 60_000,
+};
 
 export interface ParsingPool {
   /** Parses in a worker thread; `refuse` words the 400 for a file that took too long or too much memory. */

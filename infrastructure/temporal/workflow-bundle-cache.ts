@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
 import { bundleWorkflowsApart, loadWorkflowBundle, type BundleChoice, type WorkflowBundle } from './temporal-worker.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,4 +47,21 @@ export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): P
     if (!other.startsWith(digest) && other.endsWith('.json')) await rm(path.join(dir, other), { force: true });
   }
   return loadWorkflowBundle(file);
+};
+
+/**
+ * The prebuilt bundle at `prebuiltPath` (the image's) when it is of the kind this process needs
+ * (traced when it exports spans), else one built for these sources and kept in `dataDir`: a traced
+ * bundle costs CPU on every workflow, an untraced one leaves the workflow out of the trace.
+ */
+export const prebuiltOrCachedBundle = async (prebuiltPath: string | undefined, dataDir: string, choice: BundleChoice, logger: Logger): Promise<WorkflowBundle> => {
+  const cached = () => cachedWorkflowBundle(path.join(dataDir, 'workflow-bundles'), choice);
+  if (!prebuiltPath) return cached();
+  const prebuilt = await loadWorkflowBundle(prebuiltPath);
+  if (prebuilt.traced === choice.traced) return prebuilt;
+  logger.warn(
+    { workflowBundle: prebuiltPath, bundleTraced: prebuilt.traced, tracing: choice.traced },
+    `the prebuilt workflow bundle is ${prebuilt.traced ? '' : 'not '}traced and tracing is ${choice.traced ? 'on' : 'off'}: bundling the other kind into DATA_DIR (set WORKFLOW_BUNDLE_PATH to a bundle of the right kind, the image has /app/workflow-bundle.json and /app/workflow-bundle.traced.json, to start without it)`,
+  );
+  return cached();
 };

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { createBatchService } from '../../application/batches/batch-service.js';
 import { createAccountService } from '../../application/accounts/account-service.js';
 import { createUsageService } from '../../application/accounts/usage-service.js';
@@ -21,7 +20,7 @@ import { createLedgerReadModel } from '../../infrastructure/audit/ledger-read-mo
 import type { Config } from '../../infrastructure/config/config.js';
 import { createFontconfigCatalog } from '../../infrastructure/fonts/font-catalog.js';
 import { isolatedFontInspector, isolatedImageInspector } from '../../infrastructure/parsing/isolated-inspectors.js';
-import { createParsingPool } from '../../infrastructure/parsing/parsing-pool.js';
+import { createParsingPool, SERVICE_PARSING_LIMITS } from '../../infrastructure/parsing/parsing-pool.js';
 import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.js';
 import { systemClock } from '../../infrastructure/system/clock-and-ids.js';
 import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
@@ -29,22 +28,9 @@ import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webho
 import { randomUrlSigningSecrets } from '../../infrastructure/security/random-url-signing-secrets.js';
 import type { AppServices, Operations } from '../http/app-services.js';
 import type { Foundation } from './foundation.js';
-import type { Lifetime } from './lifetime.js';
+import type { Lifetime } from '../../infrastructure/system/lifetime.js';
 import type { RenderWorker } from './render-worker.js';
-import { healthCheck } from './health.js';
-
-/**
- * Uploaded fonts and SVGs are parsed in worker threads that are killed past these limits. One
- * thread where the machine has two cores, so the requests' thread and renders keep a core; a
- * sanitized SVG at the element limit still finishes there well inside the time limit.
- */
-const PARSING_LIMITS = {
-  threads: Math.min(2, Math.max(1, availableParallelism() - 1)),
-  timeLimitMs: 10_000,
-  heapLimitMb: 256,
-  maxWaiting: 8,
-  idleMs: 60_000,
-};
+import { healthCheck } from '../../infrastructure/system/health-checks.js';
 
 /**
  * The use cases REST and tRPC call, on the foundation and on whatever runs renders (Temporal, or
@@ -59,7 +45,7 @@ export const createApiServices = (
   worker: Pick<RenderWorker, 'renderAhead'> | null = null,
 ): AppServices => {
   const { commandDeps, readModels, projections, links, storage, eventStore, hostPolicy } = foundation;
-  const parsing = createParsingPool(PARSING_LIMITS);
+  const parsing = createParsingPool(SERVICE_PARSING_LIMITS);
   lifetime.defer(() => parsing.close());
   const assetDeps = { ...commandDeps, accounts: readModels.accounts, storage, progress: projections, assets: readModels.assets };
   const renderLimits = { syncTimeoutMs: config.SYNC_RENDER_TIMEOUT_MS, urls: hostPolicy, links, progress: projections, orchestrator };

@@ -3,14 +3,8 @@ import type { Config } from '../../infrastructure/config/config.js';
 import { createEventStore } from '../../infrastructure/event-store/create-event-store.js';
 import { resolveDatabaseUrl } from '../../infrastructure/postgres/embedded-postgres.js';
 import { createProjectionSet } from '../../infrastructure/projections/projection-set.js';
-import { createAccountReadModel } from '../../infrastructure/read-models/account-read-model.js';
-import { createAssetReadModel } from '../../infrastructure/read-models/asset-read-model.js';
-import { cachedAccountReadModel, cachedAssetReadModel, cachedResultReadModel, cachedTemplateReadModel } from '../../infrastructure/read-models/cached-read-models.js';
 import { openReadModels } from '../../infrastructure/read-models/orm.js';
-import { createBatchReadModel } from '../../infrastructure/read-models/batch-read-model.js';
-import { createResultReadModel } from '../../infrastructure/read-models/result-read-model.js';
-import { createTemplateReadModel } from '../../infrastructure/read-models/template-read-model.js';
-import { createUrlSigningKeyReadModel } from '../../infrastructure/read-models/url-signing-key-read-model.js';
+import { openReadModelSet } from '../../infrastructure/read-models/read-model-set.js';
 import { PostgresRateLimitStore } from '../../infrastructure/rate-limits/postgres-rate-limit-store.js';
 import { createHostPolicy } from '../../infrastructure/rendering/network-guard.js';
 import { loadSecretSealer } from '../../infrastructure/security/secrets-encryption-key.js';
@@ -19,7 +13,7 @@ import { createResultLinks } from '../../infrastructure/storage/signed-links.js'
 import { loadSigningSecret } from '../../infrastructure/storage/signing-secret.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
 import { orgOfRateLimitKey } from '../http/app-services.js';
-import type { Lifetime } from './lifetime.js';
+import type { Lifetime } from '../../infrastructure/system/lifetime.js';
 
 /**
  * What the API and the workers both stand on: the database, the event log, the read models and
@@ -35,19 +29,7 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
   const projections = createProjectionSet({ orm, eventStore, logger });
   lifetime.defer(() => projections.stop());
   if (runProjections) await projections.start();
-
-
-  const results = createResultReadModel(orm);
-  // Keys, templates, fonts and cache keys are read on every render; only a process that follows the log knows when a cached row went stale.
-  const readModels = {
-    accounts: runProjections ? cachedAccountReadModel(createAccountReadModel(orm), projections) : createAccountReadModel(orm),
-    templates: runProjections ? cachedTemplateReadModel(createTemplateReadModel(orm), projections) : createTemplateReadModel(orm),
-    cachedResults: runProjections ? cachedResultReadModel(results, projections) : results,
-    results,
-    assets: runProjections ? cachedAssetReadModel(createAssetReadModel(orm), projections) : createAssetReadModel(orm),
-    signingKeys: createUrlSigningKeyReadModel(orm),
-    batches: createBatchReadModel(orm),
-  };
+  const readModels = openReadModelSet(orm, runProjections ? projections : null);
 
   /** Requests one key of the organization may make per window, by its plan; 0 for no limit. */
   const planLimit = async (orgId: string) => {

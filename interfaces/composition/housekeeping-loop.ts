@@ -6,7 +6,7 @@ import { expireTestResults } from '../../application/results/expire-test-results
 import type { Config } from '../../infrastructure/config/config.js';
 import { runPeriodically } from '../../infrastructure/system/periodic-task.js';
 import type { Foundation } from './foundation.js';
-import type { Lifetime } from './lifetime.js';
+import type { Lifetime } from '../../infrastructure/system/lifetime.js';
 
 /**
  * Every PENDING_REPAIR_INTERVAL_MS: fails requests left pending without a live workflow, starts

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { createBatchSteps } from '../../application/batches/run-batch/batch-steps.js';
 import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
@@ -13,18 +12,12 @@ import { pdfLibMerger } from '../../infrastructure/batches/pdf-merger.js';
 import { createHtmlCanvasRenderer } from '../../infrastructure/canvas/html-canvas-renderer.js';
 import type { Config } from '../../infrastructure/config/config.js';
 import type { PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics.js';
-import { createBrowserPool, type BrowserPoolOptions } from '../../infrastructure/rendering/browser-pool.js';
-import { createChromiumRenderEngine } from '../../infrastructure/rendering/chromium-render-engine.js';
-import { startEgressProxy } from '../../infrastructure/rendering/egress-proxy.js';
-import { createPageCapturer } from '../../infrastructure/rendering/page-capture.js';
 import { createOrgAssetSource } from '../../infrastructure/rendering/org-assets.js';
-import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
-import { prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
+import { startRenderBrowsers } from '../../infrastructure/rendering/render-browsers.js';
 import { startTemporalWorker, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import type { NativeConnection } from '@temporalio/worker';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import type { Tracing } from '../../infrastructure/tracing/tracing.js';
-import { createChromiumVideoRenderer } from '../../infrastructure/video/chromium-video-renderer.js';
 import { createFfmpegSegmentJoiner } from '../../infrastructure/video/ffmpeg-segment-joiner.js';
 import { createFetchWebhookSender } from '../../infrastructure/webhooks/fetch-webhook-sender.js';
 import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
@@ -35,35 +28,7 @@ import { createVideoRenderActivities } from '../../workflows/video-render.activi
 import { videoTaskQueueOf } from '../../workflows/video-render.workflow.js';
 import { createWebhookActivities } from '../../workflows/webhook.activities.js';
 import type { Foundation } from './foundation.js';
-import type { Lifetime } from './lifetime.js';
-
-/**
- * Pages capturing one video together (the second joins only when the pool has it free): while one
- * page draws, the other is posed, and ffmpeg encodes beside them. On two cores more pages compete.
- */
-const VIDEO_PAGES = 2;
-
-/**
- * Video frames drawn on demand by a browser of their own (chrome-headless-shell), sized to the videos
- * this worker takes at once; absent when that browser is not installed, and videos share the render pool.
- * Fairness between organizations comes from the video task queue (VIDEO_CONCURRENCY), not this pool.
- */
-const startVideoPool = (config: Config, logger: Logger, setup: Pick<BrowserPoolOptions, 'preparePage' | 'resetPage' | 'extraArgs' | 'logger' | 'closeTimeoutMs'>) => {
-  if (!config.VIDEO_CHROMIUM_PATH || !existsSync(config.VIDEO_CHROMIUM_PATH)) {
-    logger.warn({ path: config.VIDEO_CHROMIUM_PATH }, 'chrome-headless-shell not found: video frames are captured by screenshot on the render pool, slower');
-    return undefined;
-  }
-  return createBrowserPool({
-    ...setup,
-    executablePath: config.VIDEO_CHROMIUM_PATH,
-    framesOnDemand: true,
-    browsers: config.VIDEO_CONCURRENCY * VIDEO_PAGES,
-    pagesPerBrowser: 1,
-    tenantShare: 1,
-    // Started by the first video, not at boot, and closed when videos stop coming: most workers render few.
-    idleCloseMs: config.VIDEO_BROWSER_IDLE_MS,
-  });
-};
+import type { Lifetime } from '../../infrastructure/system/lifetime.js';
 
 /** Where this process's Temporal SDK serves its metrics: the configured port, or a free loopback one (temporal-worker.ts). */
 export const temporalMetricsAddress = (config: Config): string | undefined =>
@@ -90,41 +55,19 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
   const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
   // Renders the pool runs and queues at once: the line that renders begun ahead and render activities may fill.
   const renderLine = config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX;
-  const egress = await startEgressProxy({ policy: hostPolicy, logger });
-  lifetime.defer(() => egress.close());
-  // Every page, whichever pool it is in, is confined the same way and reaches the network only through the proxy.
-  const browserSetup = {
-    preparePage: prepareRenderPage(hostPolicy, createOrgAssetSource({ assets: readModels.assets, storage, publicOrigin: new URL(foundation.publicBaseUrl).origin })),
-    resetPage: prepareTemplateHost,
-    extraArgs: [...(config.CHROMIUM_NO_SANDBOX ? ['--no-sandbox'] : []), ...egress.chromiumArgs],
-    logger,
-  };
-  const pool = createBrowserPool({
-    ...browserSetup,
-    executablePath: config.CHROMIUM_PATH,
-    browsers: config.BROWSERS,
-    pagesPerBrowser: config.PAGES_PER_BROWSER,
-    maxQueue: config.RENDER_QUEUE_MAX,
-    maxQueuedPerTenant: config.RENDER_QUEUE_PER_ORG_MAX,
-    tenantShare: config.RENDER_ORG_SHARE,
-    idleBackground: config.BACKGROUND_RENDERS === 'idle',
+  const browsers = await startRenderBrowsers(config, {
+    hostPolicy,
+    orgAssets: createOrgAssetSource({ assets: readModels.assets, storage, publicOrigin: new URL(foundation.publicBaseUrl).origin }),
     closeTimeoutMs: shutdownShareMs,
+    logger,
+    lifetime,
   });
-  lifetime.defer(() => pool.close());
-  const videoPool = startVideoPool(config, logger, { ...browserSetup, closeTimeoutMs: shutdownShareMs });
-  if (videoPool) lifetime.defer(() => videoPool.close());
-  options.metrics.watchPools(videoPool ? { render: pool, video: videoPool } : { render: pool });
-  await pool.warmUp();
+  options.metrics.watchPools(browsers.pools);
 
   const steps = createRenderSteps({
     ...commandDeps,
     storage,
-    engine: createChromiumRenderEngine({
-      pool,
-      loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS,
-      captureTimeoutMs: config.RENDER_CAPTURE_TIMEOUT_MS,
-      maxPdfPages: config.PDF_MAX_PAGES,
-    }),
+    engine: browsers.engine,
     merger: mustacheMerger,
     canvas: createHtmlCanvasRenderer(),
     metrics: options.metrics.metrics,
@@ -138,17 +81,11 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     storage,
     renders: steps,
     metrics: options.metrics.metrics,
-    videos: createChromiumVideoRenderer({ pool: videoPool ?? pool, hostPolicy, loadTimeoutMs: config.RENDER_LOAD_TIMEOUT_MS, pagesPerVideo: VIDEO_PAGES }),
+    videos: browsers.videos,
     joiner: createFfmpegSegmentJoiner(),
     segmentSeconds: config.VIDEO_SEGMENT_SECONDS,
   });
   const videoActivities = createVideoRenderActivities(videoSteps);
-  const capturer = createPageCapturer({
-    pool,
-    navigationTimeoutMs: config.CAPTURE_NAVIGATION_TIMEOUT_MS,
-    captureTimeoutMs: config.CAPTURE_TIMEOUT_MS,
-    maxPdfPages: config.PDF_MAX_PAGES,
-  });
   const webhookSender = createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) });
   const webhookSecrets = createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer });
   const webhookDelivery = createWebhookDelivery({ ...commandDeps, links, sender: webhookSender, urls: hostPolicy, secrets: webhookSecrets, metrics: options.metrics.metrics });
@@ -168,7 +105,7 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
       // Workflows started before videos had a queue of their own find their activities here.
       ...videoActivities,
       ...createWebhookActivities(webhookDelivery, webhookPolicy),
-      ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer, metrics: options.metrics.metrics })),
+      ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer: browsers.capturer, metrics: options.metrics.metrics })),
       ...createBatchActivities(
         createBatchSteps({
           ...commandDeps,

@@ -12,6 +12,7 @@ import type { RequestListService } from '../../application/results/list-v1-reque
 import type { TemplateService } from '../../application/templates/template-service.js';
 import type { SettingsService } from '../../application/settings/settings-service.js';
 import type { UrlSigningService } from '../../application/url-signing/url-signing-service.js';
+import type { HealthReport } from '../../application/ports/health-report.js';
 
 /** The store's key of an API key's count: its organization first, which names the limit it is held to. */
 export const rateLimitKey = (orgId: string, actor: string) => `${orgId}/${actor}`;
@@ -25,11 +26,6 @@ export interface RateLimits {
   limitFor(orgId: string): Promise<number>;
   /** Signed image URL views one client address may make per window, in this process; 0 for no limit. */
   readonly signedViewsPerClient: number;
-}
-
-export interface HealthReport {
-  readonly ok: boolean;
-  readonly checks: Record<string, { ok: boolean; detail?: string }>;
 }
 
 /** The operations endpoints (/metrics, /readyz) and what feeds them; the composition root owns the registry. */

@@ -1,5 +1,14 @@
-import type { HealthReport } from '../http/app-services.js';
-import type { Foundation } from './foundation.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EventStore } from '../../application/ports/event-store.js';
+import type { HealthReport } from '../../application/ports/health-report.js';
+import type { ProjectionSet } from '../projections/projection-set.js';
+
+/** What every process stands on: the event log, the read models, and the projections that fill them. */
+interface CheckedServices {
+  readonly eventStore: EventStore;
+  readonly orm: MikroORM;
+  readonly projections: ProjectionSet;
+}
 
 /** A readiness probe answers fast: a dependency that hangs is reported as not ready, not waited for. */
 const READINESS_CHECK_TIMEOUT_MS = 2_000;
@@ -26,7 +35,7 @@ const runChecks = async (checks: Checks, timeoutMs?: number): Promise<HealthRepo
     ),
   );
 
-const foundationChecks = ({ eventStore, orm, projections }: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>): Checks => ({
+const foundationChecks = ({ eventStore, orm, projections }: Pick<CheckedServices, 'eventStore' | 'orm' | 'projections'>): Checks => ({
   eventStore: () => eventStore.readAll({ after: null, limit: 1 }),
   readModels: () => orm.em.getConnection().execute('select 1'),
   projections: async () => {
@@ -37,7 +46,7 @@ const foundationChecks = ({ eventStore, orm, projections }: Pick<Foundation, 'ev
 const reportOf = (checks: HealthReport['checks']): HealthReport => ({ ok: Object.values(checks).every((check) => check.ok), checks });
 
 /** The event log and the read models answer, and the projections follow the log. */
-export const healthCheck = (foundation: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>) => async (): Promise<HealthReport> =>
+export const healthCheck = (foundation: Pick<CheckedServices, 'eventStore' | 'orm' | 'projections'>) => async (): Promise<HealthReport> =>
   reportOf(await runChecks(foundationChecks(foundation)));
 
 /**
@@ -46,7 +55,7 @@ export const healthCheck = (foundation: Pick<Foundation, 'eventStore' | 'orm' | 
  */
 export const readinessCheck =
   (
-    foundation: Pick<Foundation, 'eventStore' | 'orm' | 'projections'>,
+    foundation: Pick<CheckedServices, 'eventStore' | 'orm' | 'projections'>,
     options: { readonly runProjections: boolean; readonly temporal: ((deadlineMs: number) => Promise<unknown>) | null },
   ) =>
   async (): Promise<HealthReport> => {
