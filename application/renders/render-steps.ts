@@ -1,31 +1,23 @@
-import { foldEvents } from '../../domain/shared/decider.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { RenderRequested, StoredFile } from '../../domain/renders/render-events.js';
 import { resultFileOf, type AcceptedRequest } from '../../domain/renders/render.js';
-import { EMPTY_COMPONENT_DOCUMENT } from '../../domain/templates/components/component-document.js';
-import { resolveValues } from '../../domain/templates/components/resolve-values.js';
-import { videoClipsOf } from '../../domain/templates/components/video-clips.js';
-import { templateDecider } from '../../domain/templates/template-decider.js';
 import { isVideoFormat } from '../../domain/templates/template-settings.js';
-import { isTemplateEvent, templateStream } from '../../domain/templates/template-events.js';
 import type { FileStorage } from '../ports/file-storage.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { AssetReadModel, ProjectionProgress } from '../ports/read-models.js';
 import type { FailedOutcome } from '../ports/render-orchestrator.js';
-import { withFontFaces } from '../fonts/font-faces.js';
-import type { RenderDocument, RenderedFile, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
+import type { RenderedFile, RenderEngine, TemplateMerger } from '../ports/render-engine.js';
 import type { CanvasRenderer } from '../ports/canvas-renderer.js';
 import { createCredits } from '../credits/credits.js';
 import { completeRender } from './complete-render/complete-render.js';
 import { failRender } from './fail-render/fail-render.js';
 import type { CommandDeps } from '../shared/command-handler.js';
 import { settledMemo } from '../shared/settled-memo.js';
-import { readEvents } from '../shared/stream-reads.js';
-import { htmlDocument } from './html-document.js';
 import { withTestWatermark } from './test-watermark.js';
 import { loadRenderStream } from './load-render.js';
 import { measuredRender } from './render-metrics.js';
-import { createRendersAhead } from './renders-ahead.js';
+import { createRendersAhead } from './produce-render/renders-ahead.js';
+import { createTemplatePages } from './produce-render/template-pages.js';
 
 export interface RenderStepsDeps extends CommandDeps {
   readonly storage: FileStorage;
@@ -60,8 +52,6 @@ const ACCEPTED_REQUESTS_KEPT = 64;
 
 /** Who waits for a render: a client on an open connection, or nobody (its outcome is recorded, or told by webhook). */
 type Waiting = 'client' | 'nobody';
-/** Templates in use at their pinned revisions (each up to the body limit): read once, not per render. */
-const TEMPLATE_REVISIONS_KEPT = 32;
 /**
  * A render begun ahead waits this long for its workflow to take it: past the wait of any caller
  * (the synchronous timeout), so that only a workflow that never comes here leaves one unused.
@@ -93,41 +83,7 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
 
   const credits = createCredits(deps);
 
-  /** The template's content as it was at the revision the request pinned, whatever happened since. */
-  const readTemplateAt = async (templateId: string, revision: number) => {
-    const events = (await readEvents(deps.eventStore, templateStream(templateId), isTemplateEvent)).filter((event) => event.revision <= revision);
-    const template = foldEvents(templateDecider, events);
-    if (template.status !== 'active') throw new DomainError('validation', `Template ${templateId} is not available`);
-    return template;
-  };
-  // A pinned revision's events are all written: what they fold to is settled.
-  const templateAt = settledMemo(readTemplateAt, { capacity: TEMPLATE_REVISIONS_KEPT, keyOf: (templateId, revision) => `${templateId}@${revision}` });
-
-  /** The template's markup with the request's data: merged html, or the canvas drawn from its components. */
-  const documentOf = async (
-    template: Awaited<ReturnType<typeof templateAt>>,
-    data: Record<string, unknown>,
-    size: Omit<RenderDocument, 'html'>,
-  ): Promise<RenderDocument> => {
-    if (template.fields.editor !== 'html-editor') {
-      const components = template.components ?? EMPTY_COMPONENT_DOCUMENT;
-      const values = resolveValues(components, data);
-      const videoClips = videoClipsOf(components, values);
-      return { ...size, html: await deps.canvas.toHtml(components, values, size), ...(videoClips.length > 0 ? { videoClips } : {}) };
-    }
-    const content = template.content ?? { html: '', css: '', sampleData: {} };
-    return htmlDocument(deps.merger.merge(content.html, { ...content.sampleData, ...data }), content.css, size);
-  };
-
-  /** The page to render: the template's document with its organization's uploaded fonts declared. */
-  const pageOf = async (
-    template: Awaited<ReturnType<typeof templateAt>>,
-    data: Record<string, unknown>,
-    size: Omit<RenderDocument, 'html'>,
-  ): Promise<RenderDocument> => {
-    const [document, fonts] = await Promise.all([documentOf(template, data, size), deps.assets.listFonts(template.fields.orgId)]);
-    return withFontFaces(document, fonts);
-  };
+  const pages = createTemplatePages(deps);
 
   /** The pinned template with the request's data, rendered; stored by `produce` alone. */
   const renderOf = (request: RenderRequested['data'], waiting: Waiting): Promise<RenderedFile> => {
@@ -137,11 +93,11 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       return Promise.reject(new DomainError('validation', 'video renders are produced by the video workflow'));
     }
     return measuredRender(deps.metrics, { kind: 'image', format }, async () => {
-      const template = await templateAt(spec.templateId, spec.templateRevision);
+      const template = await pages.templateAt(spec.templateId, spec.templateRevision);
       // An html template printed is a document of as many pages as it needs; a canvas is one design.
       const paged = format === 'pdf' && spec.editor === 'html-editor' ? { paged: true, title: spec.templateName } : {};
       const size = { width: spec.width, height: spec.height, scaleFactor: spec.scaleFactor, waitTime: spec.waitTime, ...paged };
-      const page = await pageOf(template, spec.data, size);
+      const page = await pages.pageOf(template, spec.data, size);
       const document = request.test ? withTestWatermark(page) : page;
       return deps.engine.render(document, { tenant: request.orgId, format, quality: spec.quality, crop: spec.crop, pdfStandard: spec.pdfStandard, background: waiting === 'nobody' });
     });
@@ -168,8 +124,8 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
 
   return {
     loadRequest,
-    templateAt,
-    pageOf,
+    templateAt: pages.templateAt,
+    pageOf: pages.pageOf,
 
     charge: async (requestId: string) => {
       await credits.charge(await loadAccepted(requestId));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RenderAheadOutcome } from '../../application/ports/metrics.js';
-import { createRendersAhead } from '../../application/renders/renders-ahead.js';
+import { createRendersAhead } from '../../application/renders/produce-render/renders-ahead.js';
 
 const KEEP_MS = 1_000;
 

@@ -1,4 +1,4 @@
-import type { RenderAheadOutcome } from '../ports/metrics.js';
+import type { RenderAheadOutcome } from '../../ports/metrics.js';
 
 /**
  * Renders begun before their workflow asks for them. A synchronous render's workflow starts (a
