@@ -154,9 +154,9 @@ export const CHROMIUM_ARGS: readonly string[] = [
 /*
  * Frames on demand, for video: the compositor draws a page only when HeadlessExperimental.beginFrame
  * asks, and that call returns the frame's screenshot. A screenshot otherwise waits for the next
- * 60 Hz tick (~50 ms per frame whatever its size, and two pages capture no faster than one) and
- * draws frames nobody captures; on demand, one 1080p frame costs ~25 ms wall and a quarter less
- * Chromium CPU (.scratch measurements in the issue-14 note). Only chrome-headless-shell has it.
+ * 60 Hz tick whatever the frame's size (and two pages capture no faster than one) and draws frames
+ * nobody captures; on demand a frame takes less time and less Chromium CPU (docs/benchmarks.md,
+ * "Video"). Only chrome-headless-shell has it.
  * Every stage runs before the draw and images decode before raster, so the frame is complete.
  * Frames of two pages of one browser must not be in flight at once (its GPU process dies of
  * "overlapping IssueExternalBeginFrame"), so such a pool runs one page per browser.
