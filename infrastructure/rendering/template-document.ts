@@ -317,7 +317,7 @@ export const loadTemplateForPrint = (page: Page, cdp: CDPSession, html: string, 
 
 /**
  * Loads html as the main frame's document by navigation, for videos (their frames are posed by
- * scripts in the main frame) and paged PDFs (printing prints the main frame). Bounded like
+ * scripts in the main frame) and paged PDFs with scripts (printing prints the main frame). Bounded like
  * loadTemplateInFrame. Videos pose <video> elements on their own clock, so only prints wait for them.
  */
 export const navigateToTemplateDocument = async (page: Page, cdp: CDPSession, html: string, timeoutMs: number, { awaitVideoFrames = false } = {}): Promise<FitReport | undefined> => {
