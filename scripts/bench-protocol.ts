@@ -20,6 +20,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createLogger } from '../infrastructure/config/logger.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
+import { ms, runConcurrent, statsOf, table } from './bench/measure.js';
 import { FamilyCpu } from './bench/process-cpu.js';
 import type { ProtocolActivities } from './bench/protocol.workflows.js';
 import { eagerStartWorkflow, outcomeUpdate, updateWithStartWorkflow } from './bench/protocol.workflows.js';
@@ -30,8 +31,7 @@ const C8_REQUESTS = Number(process.env.C8_REQUESTS ?? 600);
 const TASK_QUEUE = 'bench-protocol';
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-protocol-'));
 const logger = createLogger('warn');
@@ -82,25 +82,18 @@ const shapes: Record<string, () => Promise<string>> = {
   },
 };
 
+/** `requests` calls of `shape` on `concurrency` lanes: their stats, and the CPU of this process and of Temporal per request. */
 const runAt = async (shape: () => Promise<string>, concurrency: number, requests: number) => {
-  const latencies: number[] = [];
-  let next = 0;
   const node = process.cpuUsage();
-  const families = cpu.sample(true);
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < requests) {
-        const begun = performance.now();
-        await shape();
-        latencies.push(performance.now() - begun);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const before = cpu.sample(true);
+  const run = await runConcurrent({ concurrency, maxCount: requests, maxMs: Number.POSITIVE_INFINITY }, async () => {
+    const begun = performance.now();
+    await shape();
+    return performance.now() - begun;
+  });
   const { user, system } = process.cpuUsage(node);
   const after = cpu.sample(true);
-  return { p50: median(latencies), perSecond: requests / seconds, nodeCpu: (user + system) / 1e6 / requests, temporalCpu: (after.temporal - families.temporal) / requests };
+  return { ...statsOf(run), nodeCpu: (user + system) / 1e6 / requests, temporalCpu: (after.temporal - before.temporal) / requests };
 };
 
 say(`bench:protocol: 2 cores, produce ${PRODUCE_MS} ms without CPU, ${C1_REQUESTS} requests at c1, ${C8_REQUESTS} at c8`);
@@ -110,15 +103,12 @@ for (const round of [1, 2]) {
     for (let i = 0; i < 20; i++) await shape();
     const c1 = await runAt(shape, 1, C1_REQUESTS);
     const c8 = await runAt(shape, 8, C8_REQUESTS);
-    rows.push([`${name} (run ${round})`, c1.p50.toFixed(1), (c1.p50 - PRODUCE_MS).toFixed(1), c8.perSecond.toFixed(0), (c8.nodeCpu * 1000).toFixed(2), (c8.temporalCpu * 1000).toFixed(2), ((c8.nodeCpu + c8.temporalCpu) * 1000).toFixed(2)]);
+    rows.push([`${name} (run ${round})`, ms(c1.p50), ms(c1.p50 - PRODUCE_MS), c8.perSecond.toFixed(0), (c8.nodeCpu * 1000).toFixed(2), (c8.temporalCpu * 1000).toFixed(2), ((c8.nodeCpu + c8.temporalCpu) * 1000).toFixed(2)]);
     say(`  ${rows.at(-1)!.join('  ')}`);
   }
 }
-const header = ['shape', 'c1 p50 ms', 'c1 p50 - produce', 'c8 per s', 'c8 node CPU-ms/req', 'c8 temporal CPU-ms/req', 'c8 total CPU-ms/req'];
-const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
 say();
-say(header.map((title, i) => title.padEnd(widths[i]!)).join('  '));
-for (const row of rows) say(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+say(table(['shape', 'c1 p50 ms', 'c1 p50 - produce', 'c8 per s', 'c8 node CPU-ms/req', 'c8 temporal CPU-ms/req', 'c8 total CPU-ms/req'], rows));
 
 worker.shutdown();
 await running;
