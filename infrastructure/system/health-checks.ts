@@ -35,7 +35,7 @@ const runChecks = async (checks: Checks, timeoutMs?: number): Promise<HealthRepo
     ),
   );
 
-const foundationChecks = ({ eventStore, orm, projections }: Pick<CheckedServices, 'eventStore' | 'orm' | 'projections'>): Checks => ({
+const foundationChecks = ({ eventStore, orm, projections }: CheckedServices): Checks => ({
   eventStore: () => eventStore.readAll({ after: null, limit: 1 }),
   readModels: () => orm.em.getConnection().execute('select 1'),
   projections: async () => {
@@ -46,7 +46,7 @@ const foundationChecks = ({ eventStore, orm, projections }: Pick<CheckedServices
 const reportOf = (checks: HealthReport['checks']): HealthReport => ({ ok: Object.values(checks).every((check) => check.ok), checks });
 
 /** The event log and the read models answer, and the projections follow the log. */
-export const healthCheck = (foundation: Pick<CheckedServices, 'eventStore' | 'orm' | 'projections'>) => async (): Promise<HealthReport> =>
+export const healthCheck = (foundation: CheckedServices) => async (): Promise<HealthReport> =>
   reportOf(await runChecks(foundationChecks(foundation)));
 
 /**
@@ -55,7 +55,7 @@ export const healthCheck = (foundation: Pick<CheckedServices, 'eventStore' | 'or
  */
 export const readinessCheck =
   (
-    foundation: Pick<CheckedServices, 'eventStore' | 'orm' | 'projections'>,
+    foundation: CheckedServices,
     options: { readonly runProjections: boolean; readonly temporal: ((deadlineMs: number) => Promise<unknown>) | null },
   ) =>
   async (): Promise<HealthReport> => {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFStream, PDFString, decodePDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pdfinfo } from '../support/pdf-info.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const run = promisify(execFile);
@@ -95,11 +96,6 @@ const renderPdf = async (body: Record<string, unknown>) => {
   return download(response.body.href as string);
 };
 
-/** pdfinfo's fields, by name. */
-const pdfinfo = async (file: string, ...flags: string[]) => {
-  const { stdout } = await run('pdfinfo', [...flags, file]);
-  return Object.fromEntries(stdout.split('\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
-};
 const pageText = async (file: string, page: number) => (await run('pdftotext', ['-layout', '-f', String(page), '-l', String(page), file, '-'])).stdout;
 /** The names a PDF uses anywhere, in its own syntax, once every object is written out plainly. */
 const plainPdf = async (file: string) => (await run('qpdf', ['--qdf', '--object-streams=disable', file, '-'], { encoding: 'latin1', maxBuffer: 64 * 1024 * 1024 })).stdout;

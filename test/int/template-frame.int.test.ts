@@ -16,6 +16,7 @@ import { createHostPolicy } from '../../infrastructure/rendering/network-guard.j
 import { NO_ORG_ASSETS } from '../../infrastructure/rendering/org-assets.js';
 import { prepareRenderPage } from '../../infrastructure/rendering/page-confinement.js';
 import { loadTemplateForPrint, prepareTemplateHost } from '../../infrastructure/rendering/template-document.js';
+import { pdfinfo } from '../support/pdf-info.js';
 
 /*
  * A template's document is written into a new frame of the page's warm host (template-document.ts),
@@ -174,7 +175,7 @@ const readPdf = async (pdf: Buffer) => {
   try {
     const file = path.join(dir, 'doc.pdf');
     await writeFile(file, pdf);
-    const info = Object.fromEntries((await run('pdfinfo', [file])).stdout.split('\n').map((line) => line.split(/:\s+/, 2) as [string, string]));
+    const info = await pdfinfo(file);
     const { stdout: text } = await run('pdftotext', [file, '-']);
     const { stdout: png } = await run('pdftoppm', ['-png', '-r', '72', '-singlefile', file], { encoding: 'buffer', maxBuffer: 16 * 1024 * 1024 });
     const { data, info: image } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
