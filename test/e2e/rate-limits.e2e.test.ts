@@ -10,6 +10,7 @@ import { listen, type RunningHttpServer } from '../../interfaces/rest/http-serve
 import { MAX_TRPC_BATCH } from '../../interfaces/trpc/mount.js';
 import { expectError } from '../support/expect-error.js';
 import { callApi } from '../support/http-call.js';
+import { sleep } from '../support/wait-for.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -36,9 +37,20 @@ afterAll(async () => {
   await first?.close();
 });
 
+/**
+ * Windows are fixed, at multiples of their length: a test that fills one starts in a window with
+ * time left, or its last requests would be counted in the next one.
+ */
+const windowWithRoom = async () => {
+  const windowMs = Number(LIMITS.RATE_LIMIT_WINDOW_SECONDS) * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < 10_000) await sleep(left + 50);
+};
+
 describe('per-key rate limits', () => {
   it('count one key across API processes, then answer 429 with Retry-After and the RateLimit headers', async () => {
     const key = await first.newOrganizationKey();
+    await windowWithRoom();
     const answers = [];
     for (let index = 0; index < 5; index++) {
       const base = index % 2 === 0 ? first.url : second.server.url;
@@ -66,6 +78,7 @@ describe('per-key rate limits', () => {
   });
 
   it('counts every call of a tRPC batch as one request, and refuses a batch over the bound without running it', async () => {
+    await windowWithRoom();
     const key = await first.newOrganizationKey();
     const batch = (calls: number) =>
       fetch(`${first.url}/trpc/${Array.from({ length: calls }, () => 'ping').join(',')}?batch=1`, { headers: { 'x-api-key': key } });
@@ -91,6 +104,7 @@ describe('per-key rate limits', () => {
   });
 
   it('bounds the signed image URL views of one client address, whatever key the URLs name, leaving other requests alone', async () => {
+    await windowWithRoom();
     const signedView = (keyId: string) => fetch(`${first.url}/img/any.jpg?title=x&expires=4102444800&keyId=${keyId}&signature=${'0'.repeat(64)}`);
     const answers = [];
     for (const keyId of ['k1', 'k2', 'k3', 'k4']) answers.push(await signedView(keyId));
