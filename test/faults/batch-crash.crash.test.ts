@@ -419,6 +419,8 @@ describe('a batch whose worker, API, PostgreSQL and Temporal are killed in turn'
     expect(new Set(keys).size).toBe(ROWS);
     const resultFiles = stored.filter((file) => !file.includes('/batches/'));
     expect(stored.filter((file) => file.includes('/batches/'))).toEqual([expect.stringMatching(new RegExp(`/batches/${batchId}/rows\\.jsonl$`))]);
+    // A write the kill interrupted is left in the storage's incoming folder until its process's successor sweeps it.
+    expect(resultFiles.filter((file) => !keys.includes(file))).toEqual([]);
     expect(resultFiles.length).toBe(ROWS);
     expect(new Set(resultFiles.map((file) => path.dirname(file))).size).toBe(ROWS);
     expect([...resultFiles].sort()).toEqual([...keys].sort());
