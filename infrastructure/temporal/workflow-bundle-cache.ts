@@ -32,12 +32,14 @@ const sourcesDigest = async (): Promise<string> => {
  * or bundled now (seconds) and kept there for the next start. Bundles of older sources are removed;
  * the other kind (traced or not) of the same sources stays, for a start that turns tracing on or off.
  */
-export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): Promise<WorkflowBundle> => {
+export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): Promise<WorkflowBundle> => loadWorkflowBundle(await cachedWorkflowBundleFile(dir, choice));
+
+/** The file of cachedWorkflowBundle, for processes that load it themselves (WORKFLOW_BUNDLE_PATH). */
+export const cachedWorkflowBundleFile = async (dir: string, choice: BundleChoice): Promise<string> => {
   const digest = await sourcesDigest();
   const name = `${digest}${choice.traced ? '-traced' : ''}.json`;
   const file = path.join(dir, name);
-  const kept = await loadWorkflowBundle(file).catch(() => null);
-  if (kept) return kept;
+  if (await loadWorkflowBundle(file).then(() => true, () => false)) return file;
   await mkdir(dir, { recursive: true });
   // Renamed into place whole: another process starting on the same folder never reads half a file.
   const written = path.join(dir, `${name}.${process.pid}.partial`);
@@ -46,7 +48,7 @@ export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): P
   for (const other of await readdir(dir)) {
     if (!other.startsWith(digest) && other.endsWith('.json')) await rm(path.join(dir, other), { force: true });
   }
-  return loadWorkflowBundle(file);
+  return file;
 };
 
 /**

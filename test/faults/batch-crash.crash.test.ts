@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -128,13 +128,9 @@ const startApi = async () => {
   outputs.push([named('api'), started.output]);
   return started;
 };
-/** The workflow bundles the worker helper wrote for this file (it leaves them in the temporary folder). */
-const bundleFiles = new Set<string>();
 const startWorker = async () => {
   const started = await startWorkerProcess(shared);
   outputs.push([named('worker'), started.output]);
-  const bundle = (await readFile(`/proc/${started.child.pid}/environ`, 'utf8').catch(() => '')).split('\0').find((entry) => entry.startsWith('WORKFLOW_BUNDLE_PATH='));
-  if (bundle) bundleFiles.add(bundle.slice('WORKFLOW_BUNDLE_PATH='.length));
   return started;
 };
 
@@ -229,7 +225,6 @@ afterAll(async () => {
   await sql?.end().catch(() => {});
   for (const server of servers) await killServer(server);
   if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
-  for (const file of bundleFiles) await rm(path.dirname(file), { recursive: true, force: true });
   if (observations.length > 0) console.log(`batch crash observations:\n${observations.map((entry) => JSON.stringify(entry)).join('\n')}`);
 }, 120_000);
 

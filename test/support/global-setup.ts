@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../../infrastructure/postgres/embedded-postgres.js';
 import { startTemporalDevServer } from '../../infrastructure/temporal/dev-server.js';
 import { findMinioBinary, startMinio, type S3TestServer } from './minio-server.js';
+import { provideWorkflowBundles } from './provide-workflow-bundles.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,8 +25,12 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   const selectedTiers = project.vitest.projects.map((selected) => selected.name);
+  if (selectedTiers.every((name) => name === 'unit')) return;
+  const bundled = provideWorkflowBundles(project);
+  // Awaited once the servers are started too; a failure is reported there.
+  bundled.catch(() => undefined);
   // Workflow tests bring their own Temporal server and stub every activity: they need no database.
-  if (selectedTiers.every((name) => name === 'unit' || name === 'workflow')) return;
+  if (selectedTiers.every((name) => name === 'unit' || name === 'workflow')) return void (await bundled);
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-test-'));
   // The server may run as user postgres, which must be able to enter this folder.
@@ -73,6 +78,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
         project.provide('temporalAddress', temporal.address);
       }
     }
+    await bundled;
   } catch (error) {
     await teardown();
     throw error;

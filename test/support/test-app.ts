@@ -8,9 +8,9 @@ import { createRuntime, type Runtime } from '../../interfaces/composition-root.j
 import { createHttpApp } from '../../interfaces/rest/app.js';
 import { listen } from '../../interfaces/rest/http-server.js';
 import { expect, inject } from 'vitest';
-import { bundleWorkflows, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
 import { createTestDatabase } from './database.js';
 import { apiCaller, type ApiCall } from './http-call.js';
+import { workflowBundleOf } from './workflow-bundles.js';
 
 export interface TestApp {
   readonly url: string;
@@ -38,8 +38,6 @@ export interface TestAppOptions {
   readonly logLines?: string[];
 }
 
-let workflowBundle: Promise<WorkflowBundle> | undefined;
-
 /** The whole service on a fresh database and a free port, driven over real HTTP. */
 export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, logLines }: TestAppOptions = {}): Promise<TestApp> => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'render-service-e2e-'));
@@ -56,12 +54,11 @@ export const startTestApp = async ({ env = {}, rendering = 'off', studioDir, log
     RATE_LIMIT_DEFAULT: '0',
     ...env,
   });
-  if (rendering === 'worker') workflowBundle ??= bundleWorkflows({ traced: false });
   const logger = logLines ? createLogger('trace', { write: (line: string) => void logLines.push(line) }) : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const runtime = await createRuntime(config, logger, {
     runProjections: true,
     rendering,
-    workflowBundle: rendering === 'worker' ? await workflowBundle : undefined,
+    workflowBundle: rendering === 'worker' ? await workflowBundleOf(false) : undefined,
   });
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT, studioDir }), 0, '127.0.0.1');

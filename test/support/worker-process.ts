@@ -1,13 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
 import { exportsSpans } from '../../infrastructure/tracing/tracing.js';
 import { placed, type Placement } from './service-process.js';
 import { sleep } from './wait-for.js';
+import { workflowBundleFile } from './workflow-bundles.js';
 
 /*
  * A render worker (`npm run worker`) as a real process that a test can kill like a lost machine
@@ -23,24 +21,6 @@ export interface WorkerProcess {
   readonly exited: Promise<void>;
   output(): string;
 }
-
-/**
- * The workflow bundle of each kind, written once per test file and loaded by every worker it starts
- * (WORKFLOW_BUNDLE_PATH, as images do), instead of each worker bundling for seconds at start. A
- * worker that exports spans gets the traced kind, as an image's operator would give it.
- */
-const bundlePaths = new Map<boolean, Promise<string>>();
-const workflowBundleFile = (traced: boolean) => {
-  const written =
-    bundlePaths.get(traced) ??
-    (async () => {
-      const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'workflow-bundle-')), 'bundle.json');
-      await writeFile(file, JSON.stringify(await bundleWorkflows({ traced })));
-      return file;
-    })();
-  bundlePaths.set(traced, written);
-  return written;
-};
 
 const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
@@ -92,7 +72,7 @@ export const startWorkerProcess = async (env: Record<string, string>, placement?
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Info, for the "polling" line that says the worker is ready.
-    env: { ...process.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: await workflowBundleFile(exportsSpans({ ...process.env, ...env })), ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: workflowBundleFile(exportsSpans({ ...process.env, ...env })), ...env },
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -7,7 +7,6 @@ import { afterAll, beforeAll } from 'vitest';
 import type { StoredFile } from '../../domain/renders/render-events.js';
 import type { DomainError } from '../../domain/shared/errors.js';
 import { requireTemporalBinary } from '../../infrastructure/temporal/temporal-binary.js';
-import { bundleWorkflows } from '../../infrastructure/temporal/temporal-worker.js';
 import type { CaptureActivities } from '../../workflows/capture.activities.js';
 import { translated } from '../../workflows/failures.js';
 import type { RenderActivities } from '../../workflows/render.activities.js';
@@ -15,6 +14,7 @@ import type { VideoRenderActivities } from '../../workflows/video-render.activit
 import { videoTaskQueueOf } from '../../workflows/video-render.workflow.js';
 import type { WebhookRetryPolicy } from '../../application/webhooks/deliver-webhook/retry-policy.js';
 import type { WebhookActivities } from '../../workflows/webhook.activities.js';
+import { workflowBundleOf } from './workflow-bundles.js';
 
 export interface WorkflowTestEnvironment {
   /**
@@ -73,7 +73,7 @@ export const useWorkflowEnvironment = (): WorkflowTestEnvironment => {
     // Expected failures of stubbed activities are logged at WARN; a failing test says what matters.
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     let workflowBundle;
-    [env, workflowBundle] = await Promise.all([startEnvironment(), bundleWorkflows({ traced: false })]);
+    [env, workflowBundle] = await Promise.all([startEnvironment(), workflowBundleOf(false)]);
     // Video work has a queue of its own, as in production.
     workers = await Promise.all([
       Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: routed }),

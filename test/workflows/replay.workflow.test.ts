@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorkflows, workflowTracingSinks, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
+import { workflowTracingSinks, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
+import { workflowBundleOf } from '../support/workflow-bundles.js';
 import type { Alteration } from './replay/altered.workflows.js';
 import { patchIdsIn, patchIdsInWorkflowCode, readRecordedHistories, workflowTypeOf, type RecordedHistory } from './replay/patch-histories.js';
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
   // The replays meant to fail would each log their determinism error at WARN; the assertions say what matters.
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   [current, altered, histories] = await Promise.all([
-    Promise.all([bundleWorkflows({ traced: false }), bundleWorkflows({ traced: true })]),
+    Promise.all([workflowBundleOf(false), workflowBundleOf(true)]),
     bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('./replay/altered.workflows.ts', import.meta.url)),
       workflowInterceptorModules: [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
