@@ -3,9 +3,19 @@ import { defineConfig } from 'vitest/config';
 /** Tiers that reach real services; they share the one PostgreSQL the global setup starts. */
 const serviceTier = {
   pool: 'forks' as const,
+  // A test process keeps its modules from one file to the next: importing the service (Chromium's
+  // driver, Temporal's SDK, the ORM, the renderers) again for every file cost more than its tests.
+  // Each file still starts its own app on its own database and task queue.
+  isolate: false,
   testTimeout: 60_000,
   hookTimeout: 120_000,
 };
+
+/**
+ * Files that configure what a process has once (the Temporal SDK's runtime and its metrics port):
+ * each runs in a test process of its own.
+ */
+const OWN_PROCESS = ['test/e2e/operations.e2e.test.ts'];
 
 export default defineConfig({
   test: {
@@ -21,7 +31,8 @@ export default defineConfig({
       // Each file starts a Temporal server of its own; its workflows retry in real time, in milliseconds.
       { test: { name: 'workflow', include: ['test/workflows/**/*.workflow.test.ts'], pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'int', include: ['test/int/**/*.int.test.ts'], ...serviceTier } },
-      { test: { name: 'e2e', include: ['test/e2e/**/*.e2e.test.ts'], ...serviceTier } },
+      { test: { name: 'e2e', include: ['test/e2e/**/*.e2e.test.ts'], exclude: OWN_PROCESS, ...serviceTier } },
+      { test: { name: 'e2e-own-process', include: OWN_PROCESS, ...serviceTier, isolate: true } },
     ],
   },
 });

@@ -68,7 +68,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     }
 
     // Only the end-to-end tier renders; each test app polls a task queue of its own on this server.
-    if (selectedTiers.includes('e2e')) {
+    if (selectedTiers.some((name) => name.startsWith('e2e'))) {
       const givenTemporal = process.env.TEST_TEMPORAL_ADDRESS;
       if (givenTemporal) {
         project.provide('temporalAddress', givenTemporal);
