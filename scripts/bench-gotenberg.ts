@@ -29,7 +29,7 @@ import { freePort } from '../infrastructure/system/free-port.js';
 import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
-import { cpu, ms, ratio, runConcurrent, statsOf, table, verdict, type Stats } from './bench/measure.js';
+import { cpu, median, ms, ratio, runConcurrent, statsOf, table, verdict, type Stats } from './bench/measure.js';
 import { MEMORY_FAMILIES, sampleMemory, summedPss, type MemorySample } from './bench/memory-sampler.js';
 import { createCardTemplate, startNpmStartService } from './bench/npm-start-service.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, readStat } from './bench/process-cpu.js';
@@ -42,6 +42,11 @@ const CLIENTS = Number(process.env.GOTENBERG_CLIENTS ?? 8);
 const GOTENBERG_CONCURRENCY = Number(process.env.GOTENBERG_CONCURRENCY ?? 4);
 const GOTENBERG_CHROMIUM = process.env.GOTENBERG_CHROMIUM ?? '/usr/bin/chromium';
 const GOTENBERG_ARGS = (process.env.GOTENBERG_ARGS ?? '').split(/\s+/).filter(Boolean);
+/**
+ * The two systems in turn this many times (service, Gotenberg, service, ...): the machine's speed
+ * drifts over minutes, and one pair can land in different phases of it; the goals use the medians.
+ */
+const ROUNDS = Number(process.env.GOTENBERG_ROUNDS ?? 1);
 /** Issue 43's goals: template PDFs at >= 3x Gotenberg's throughput; summed PSS within Gotenberg's + 0.5 GB. */
 const TARGETS = { pdfThroughputVsGotenberg: 3, pssOverGotenbergMb: 512 };
 /** Rounds of CLIENTS requests before each measured phase: pages warm, Gotenberg's Chromium launched. */
@@ -68,6 +73,7 @@ if (!GOTENBERG_BIN || !existsSync(GOTENBERG_BIN)) {
 type Output = 'pdf' | 'jpeg';
 
 interface Phase {
+  readonly round: number;
   readonly system: string;
   readonly output: Output;
   readonly stats: Stats;
@@ -105,6 +111,8 @@ const cardDocument = (index: number, scaleFactor: number) =>
  */
 const sampler: BenchThread<SamplerRequest, unknown> = startThread(new URL('./bench/cpu-sampler.worker.ts', import.meta.url));
 let nextIndex = 0;
+
+let round = 1;
 
 const measure = async (system: System, output: Output): Promise<Phase> => {
   await runConcurrent({ concurrency: CLIENTS, maxCount: CLIENTS * WARM_UP_ROUNDS, maxMs: 120_000 }, async () => {
@@ -153,6 +161,7 @@ const measure = async (system: System, output: Output): Promise<Phase> => {
   const total = root + chromium + families.temporal + families.postgres + families.other;
   const per = (seconds: number) => seconds / stats.n;
   const phase: Phase = {
+    round,
     system: system.name,
     output,
     stats,
@@ -162,7 +171,7 @@ const measure = async (system: System, output: Output): Promise<Phase> => {
     chromiumBinaries: [...binaries],
     peak,
   };
-  print(`  ${system.name} ${output} c${CLIENTS}: n=${stats.n} p50 ${ms(stats.p50)} ms, ${stats.perSecond.toFixed(2)}/s, ${cpu(phase.cpu.total)} CPU-s/request, peak PSS ${summedPss(peak).toFixed(0)} MB`);
+  print(`  round ${round}, ${system.name} ${output} c${CLIENTS}: n=${stats.n} p50 ${ms(stats.p50)} ms, ${stats.perSecond.toFixed(2)}/s, ${cpu(phase.cpu.total)} CPU-s/request, peak PSS ${summedPss(peak).toFixed(0)} MB`);
   return phase;
 };
 
@@ -335,8 +344,8 @@ const report = (phases: readonly Phase[]) => {
   print('   (Gotenberg opens a tab per conversion and restarts its Chromium every 100 conversions unless GOTENBERG_ARGS says otherwise: new processes and browsers seen show both)');
   print(table(
     ['phase', 'n', 'p50 ms', 'p95 ms', 'per s', 'CPU-s/req', 'root', 'chromium', 'temporal', 'postgres', 'other', 'new chromium procs/req', 'browsers seen'],
-    phases.map(({ system, output, stats, cpu: c, newChromium, browsers }) => [
-      `${system} ${output}`,
+    phases.map(({ round: r, system, output, stats, cpu: c, newChromium, browsers }) => [
+      `${ROUNDS > 1 ? `${r}: ` : ''}${system} ${output}`,
       String(stats.n),
       ms(stats.p50),
       ms(stats.p95),
@@ -358,24 +367,33 @@ const report = (phases: readonly Phase[]) => {
   print('== peak summed PSS under load, MB (root: the node or gotenberg process itself; processes in brackets)');
   print(table(
     ['phase', 'total', ...MEMORY_FAMILIES.map((family) => (family === 'node' ? 'root' : family))],
-    phases.map(({ system, output, peak }) => [
-      `${system} ${output}`,
+    phases.map(({ round: r, system, output, peak }) => [
+      `${ROUNDS > 1 ? `${r}: ` : ''}${system} ${output}`,
       summedPss(peak).toFixed(0),
       ...MEMORY_FAMILIES.map((family) => `${peak.pssMb[family].toFixed(0)} (${peak.processes[family]})`),
     ]),
   ));
 
-  const find = (system: string, output: Output) => phases.find((phase) => phase.system === system && phase.output === output);
+  // Over the rounds, the median of each figure (one round: its own figures).
+  const of = (system: string, output: Output) => phases.filter((phase) => phase.system === system && phase.output === output);
+  const medianOf = (system: string, output: Output, pick: (phase: Phase) => number) => median(of(system, output).map(pick));
   const peakOf = (system: string) => Math.max(...phases.filter((phase) => phase.system === system).map((phase) => summedPss(phase.peak)));
   const rows: string[][] = [];
   for (const output of ['pdf', 'jpeg'] as const) {
-    const ours = find('service', output);
-    const theirs = find('gotenberg', output);
-    if (!ours || !theirs) continue;
-    const throughput = ours.stats.perSecond / theirs.stats.perSecond;
-    rows.push([`${output} throughput, service / Gotenberg`, ratio(throughput), output === 'pdf' ? `>= ${TARGETS.pdfThroughputVsGotenberg}x` : '', output === 'pdf' ? verdict(throughput >= TARGETS.pdfThroughputVsGotenberg) : '']);
-    rows.push([`${output} p50, service / Gotenberg`, ratio(ours.stats.p50 / theirs.stats.p50), '', '']);
-    rows.push([`${output} CPU per request, service / Gotenberg`, ratio(ours.cpu.total / theirs.cpu.total), '', '']);
+    if (of('service', output).length === 0 || of('gotenberg', output).length === 0) continue;
+    const [perSecond, p50, cpuTotal] = [(phase: Phase) => phase.stats.perSecond, (phase: Phase) => phase.stats.p50, (phase: Phase) => phase.cpu.total];
+    const throughput = medianOf('service', output, perSecond) / medianOf('gotenberg', output, perSecond);
+    const goal = output === 'pdf';
+    rows.push([`${output} throughput, service / Gotenberg`, ratio(throughput), goal ? `>= ${TARGETS.pdfThroughputVsGotenberg}x` : '', goal ? verdict(throughput >= TARGETS.pdfThroughputVsGotenberg) : '']);
+    if (ROUNDS > 1) {
+      const perRound = Array.from({ length: ROUNDS }, (_, index) => {
+        const [ours, theirs] = [of('service', output)[index], of('gotenberg', output)[index]];
+        return ours && theirs ? ratio(ours.stats.perSecond / theirs.stats.perSecond) : '-';
+      });
+      rows.push([`  (each round)`, perRound.join(' '), '', '']);
+    }
+    rows.push([`${output} p50, service / Gotenberg`, ratio(medianOf('service', output, p50) / medianOf('gotenberg', output, p50)), '', '']);
+    rows.push([`${output} CPU per request, service / Gotenberg`, ratio(medianOf('service', output, cpuTotal) / medianOf('gotenberg', output, cpuTotal)), '', '']);
   }
   const [ourPeak, theirPeak] = [peakOf('service'), peakOf('gotenberg')];
   rows.push([
@@ -385,16 +403,19 @@ const report = (phases: readonly Phase[]) => {
     verdict(ourPeak - theirPeak <= TARGETS.pssOverGotenbergMb),
   ]);
   print();
-  print('== issue 43 against Gotenberg');
+  print(`== issue 43 against Gotenberg${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds; PSS: the highest peak)` : ''}`);
   print(table(['measure', 'measured', 'goal', ''], rows));
 };
 
 const started = performance.now();
 try {
-  print(`bench:gotenberg: ${CLIENTS} clients, ${SECONDS} s per phase, ${os.cpus().length} cores, node ${process.version}; Gotenberg from ${GOTENBERG_BIN}`);
-  const service = await benchService();
-  const gotenberg = await benchGotenberg(service.quality, service.scaleFactor);
-  report([...service.phases, ...gotenberg]);
+  print(`bench:gotenberg: ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}, ${CLIENTS} clients, ${SECONDS} s per phase, ${os.cpus().length} cores, node ${process.version}; Gotenberg from ${GOTENBERG_BIN}`);
+  const phases: Phase[] = [];
+  for (; round <= ROUNDS; round++) {
+    const service = await benchService();
+    phases.push(...service.phases, ...(await benchGotenberg(service.quality, service.scaleFactor)));
+  }
+  report(phases);
   print();
   print(`bench finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
