@@ -31,10 +31,21 @@ const answerClientErrors = (server: Server) => {
   });
 };
 
+/**
+ * How long an idle kept-alive connection stays open. Node's 5 s default races clients that reuse a
+ * connection near its end: a request written just before the server's timer fires (late, on a busy
+ * event loop) meets a closed socket and fails without an answer. Clients and proxies keep idle
+ * connections for less than this (60 s at most for common load balancers), so the client closes first.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export const listen = (app: Express, port: number, host: string): Promise<RunningHttpServer> =>
   new Promise((resolve, reject) => {
     const server = app.listen(port, host, (error?: Error) => {
       if (error) return reject(error);
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      // Above the idle timeout, so a connection's next request is never cut by the headers' own timer.
+      server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
       answerClientErrors(server);
       const address = server.address() as AddressInfo;
       const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

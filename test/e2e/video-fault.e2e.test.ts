@@ -14,7 +14,7 @@ import { listen, type RunningHttpServer } from '../../interfaces/rest/http-serve
 import { createTestDatabase } from '../support/database.js';
 import { probeVideoFile } from '../support/video-files.js';
 import { killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
-import { sleep } from '../support/wait-for.js';
+import { sleep, waitFor } from '../support/wait-for.js';
 import { callApi } from '../support/http-call.js';
 import { creditMovesOf } from '../support/credit-events.js';
 
@@ -209,7 +209,8 @@ describe('a video render worker killed in the middle of a video', () => {
     expect(detail.body).toMatchObject({ status: 'failed', credits: 0, failureReason: expect.stringMatching(/ffmpeg/) });
     const orgId = (await runtime.eventStore.readStream(renderStream(requestId)))[0]?.metadata.orgId ?? '';
     expect((await creditEventsOf(orgId, requestId)).map((event) => event.type)).toEqual(['CreditsCharged', 'CreditsRefunded']);
-    expect((await call('GET', '/api/v1/usage')).body.credits.used).toBe(before);
+    // The refund was appended by the worker process: this process's read models show it once they follow it there.
+    await waitFor('the refund in the usage', async () => ((await call('GET', '/api/v1/usage')).body.credits.used === before ? true : undefined));
     expect((await fetch(accepted.body.href)).status).toBe(404);
   });
 });
