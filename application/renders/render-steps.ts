@@ -157,6 +157,12 @@ export const createRenderSteps = (deps: RenderStepsDeps) => {
       const { position, recorded } = await completeRender(deps, stream.state.request, file, stream);
       acceptedStream.forget(requestId);
       if (recorded) await readModelsShow(position);
+      // Failed by someone else meanwhile (the pending repair, for a workflow whose start came after its
+      // grace): its outcome stands, so what this workflow charged goes back and its file is not kept.
+      else if ((await loadRenderStream(deps.eventStore, requestId)).state.status === 'failed') {
+        await credits.refund(stream.state.request);
+        await deps.storage.delete(file.storageKey);
+      }
       return position;
     },
 

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { failRender } from '../../application/renders/fail-render/fail-render.js';
 import { createWorld, ORG, type World } from '../support/application-world.js';
 
 /**
@@ -72,5 +73,30 @@ describe('render steps: producing for a client that waits (produceNow), then rec
     expect(waits).toHaveBeenCalledWith(failed?.position);
     catchUp();
     expect(await failing).toBe(failed?.position);
+  });
+});
+
+describe('render steps: recording a completion the request already has an outcome for', () => {
+  const creditTypes = async () => (await world.log()).filter((event) => event.type.startsWith('Credits')).map((event) => event.type);
+
+  it('refunds the charge and drops the file when another process failed the request meanwhile (the pending repair)', async () => {
+    const file = await world.renderSteps.produceNow(requestId);
+    const accepted = (await world.streamOf(requestId))[0]?.data as { orgId: string; requestId: string };
+    await failRender(world.commandDeps, accepted, 'The render could not be started; nothing was charged');
+
+    await world.renderSteps.complete(requestId, file);
+
+    expect(await world.typesOf(requestId)).toEqual(['RenderRequested', 'RenderFailed']);
+    expect(await creditTypes()).toEqual(['CreditsCharged', 'CreditsRefunded']);
+    expect(await world.storage.get(file.storageKey)).toBeNull();
+  });
+
+  it('keeps the charge and the file when the completion was already recorded (a retried step)', async () => {
+    const file = await world.renderSteps.produceNow(requestId);
+    await world.renderSteps.complete(requestId, file);
+    await world.renderSteps.complete(requestId, file);
+
+    expect(await creditTypes()).toEqual(['CreditsCharged']);
+    expect(await world.storage.get(file.storageKey)).not.toBeNull();
   });
 });
