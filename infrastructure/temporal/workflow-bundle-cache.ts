@@ -32,14 +32,21 @@ const sourcesDigest = async (): Promise<string> => {
  * or bundled now (seconds) and kept there for the next start. Bundles of older sources are removed;
  * the other kind (traced or not) of the same sources stays, for a start that turns tracing on or off.
  */
-export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): Promise<WorkflowBundle> => loadWorkflowBundle(await cachedWorkflowBundleFile(dir, choice));
+export const cachedWorkflowBundle = async (dir: string, choice: BundleChoice): Promise<WorkflowBundle> => {
+  const { file, kept } = await bundleFileIn(dir, choice);
+  return kept ?? loadWorkflowBundle(file);
+};
 
 /** The file of cachedWorkflowBundle, for processes that load it themselves (WORKFLOW_BUNDLE_PATH). */
-export const cachedWorkflowBundleFile = async (dir: string, choice: BundleChoice): Promise<string> => {
+export const cachedWorkflowBundleFile = async (dir: string, choice: BundleChoice): Promise<string> => (await bundleFileIn(dir, choice)).file;
+
+/** The bundle's file in dir, built if missing; with the bundle itself when it was already there (read to check it whole). */
+const bundleFileIn = async (dir: string, choice: BundleChoice): Promise<{ file: string; kept: WorkflowBundle | null }> => {
   const digest = await sourcesDigest();
   const name = `${digest}${choice.traced ? '-traced' : ''}.json`;
   const file = path.join(dir, name);
-  if (await loadWorkflowBundle(file).then(() => true, () => false)) return file;
+  const kept = await loadWorkflowBundle(file).catch(() => null);
+  if (kept) return { file, kept };
   await mkdir(dir, { recursive: true });
   // Renamed into place whole: another process starting on the same folder never reads half a file.
   const written = path.join(dir, `${name}.${process.pid}.partial`);
@@ -48,7 +55,7 @@ export const cachedWorkflowBundleFile = async (dir: string, choice: BundleChoice
   for (const other of await readdir(dir)) {
     if (!other.startsWith(digest) && other.endsWith('.json')) await rm(path.join(dir, other), { force: true });
   }
-  return file;
+  return { file, kept: null };
 };
 
 /**
