@@ -30,7 +30,7 @@ import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
 import { cpu, median, ms, ratio, runConcurrent, statsOf, table, verdict, type Stats } from './bench/measure.js';
-import { MEMORY_FAMILIES, sampleMemory, summedPss, type MemorySample } from './bench/memory-sampler.js';
+import { MEMORY_FAMILIES, summedPss, watchPeakMemory, type MemorySample } from './bench/memory-sampler.js';
 import { createCardTemplate, startNpmStartService } from './bench/npm-start-service.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, readStat } from './bench/process-cpu.js';
 import { startThread, type BenchThread } from './bench/threads.js';
@@ -121,7 +121,7 @@ const measure = async (system: System, output: Output): Promise<Phase> => {
   });
   await sleep(SETTLE_MS);
   await sampler.call({ kind: 'configure', rootPid: system.pid, dataDir: system.dataDir });
-  let peak = sampleMemory(system.pid, 0);
+  const stopWatchingMemory = watchPeakMemory(system.pid, PSS_EVERY_MS);
   const browsers = new Set<number>();
   const binaries = new Set<string>();
   // A browser is a child of the system's own process: a renderer Chromium forks without a zygote (Gotenberg's --no-zygote) shows the browser's command line until it execs.
@@ -133,15 +133,12 @@ const measure = async (system: System, output: Output): Promise<Phase> => {
     }
   };
   seeBrowsers();
-  const watch = setInterval(() => {
-    const sample = sampleMemory(system.pid, 0);
-    if (summedPss(sample) > summedPss(peak)) peak = sample;
-    seeBrowsers();
-  }, PSS_EVERY_MS);
+  const watchBrowsers = setInterval(seeBrowsers, PSS_EVERY_MS);
   const rootBefore = ownSeconds(system.pid);
   await sampler.call({ kind: 'start' });
   let window: CpuWindow;
   let stats: Stats;
+  let peak: MemorySample;
   try {
     const run = await runConcurrent({ concurrency: CLIENTS, maxCount: Number.MAX_SAFE_INTEGER, maxMs: SECONDS * 1000 }, async () => {
       const started = performance.now();
@@ -151,7 +148,8 @@ const measure = async (system: System, output: Output): Promise<Phase> => {
     stats = statsOf(run);
     await sleep(CPU_TAIL_MS);
   } finally {
-    clearInterval(watch);
+    clearInterval(watchBrowsers);
+    peak = stopWatchingMemory();
     window = (await sampler.call({ kind: 'stop' })) as CpuWindow;
   }
   const root = ownSeconds(system.pid) - rootBefore;

@@ -67,6 +67,19 @@ export const sampleMemory = (servicePid: number, atSeconds: number): MemorySampl
 /** All families' PSS of a sample together, MB. */
 export const summedPss = (sample: MemorySample): number => MEMORY_FAMILIES.reduce((total, family) => total + sample.pssMb[family], 0);
 
+/** Samples a process tree every `everyMs` until stopped, which answers the sample of the largest summed PSS (`from` included). */
+export const watchPeakMemory = (rootPid: number, everyMs: number, from: MemorySample = sampleMemory(rootPid, 0)): (() => MemorySample) => {
+  let peak = from;
+  const watch = setInterval(() => {
+    const sample = sampleMemory(rootPid, 0);
+    if (summedPss(sample) > summedPss(peak)) peak = sample;
+  }, everyMs);
+  return () => {
+    clearInterval(watch);
+    return peak;
+  };
+};
+
 /** Least-squares slope of `value` against time, per minute; NaN with fewer than two points. */
 export const slopePerMinute = (points: readonly { readonly atSeconds: number; readonly value: number }[]): number => {
   const n = points.length;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../infrastructure/system/free-port.js';
 import { dataFor } from './card.js';
-import { sampleMemory, summedPss, type MemorySample } from './memory-sampler.js';
+import { sampleMemory, watchPeakMemory, type MemorySample } from './memory-sampler.js';
 import { createCardTemplate, startNpmStartService } from './npm-start-service.js';
 
 export interface NpmStartMemory {
@@ -44,13 +44,10 @@ export const measureNpmStartMemory = async (): Promise<NpmStartMemory> => {
     await sleep(SETTLE_MS);
     const idle = sampleMemory(service.pid, 0);
 
-    let peak = idle;
     let renders = 0;
     const until = Date.now() + LOAD_MS;
-    const watch = setInterval(() => {
-      const sample = sampleMemory(service.pid, 0);
-      if (summedPss(sample) > summedPss(peak)) peak = sample;
-    }, SAMPLE_EVERY_MS);
+    const stopWatching = watchPeakMemory(service.pid, SAMPLE_EVERY_MS, idle);
+    let peak = idle;
     try {
       await Promise.all(
         Array.from({ length: LOAD_CLIENTS }, async () => {
@@ -61,7 +58,7 @@ export const measureNpmStartMemory = async (): Promise<NpmStartMemory> => {
         }),
       );
     } finally {
-      clearInterval(watch);
+      peak = stopWatching();
     }
     return { idle, peak, rendersUnderLoad: renders };
   } finally {
