@@ -38,7 +38,7 @@ export type AccountService = ReturnType<typeof createAccountService>;
 /** Organizations and their keys as the administration and the interfaces use them; each command is in a file named after it. */
 export const createAccountService = (deps: AccountServiceDeps) => {
   const systemContext = (orgId: string): RequestContext => systemContextFor(orgId, deps.ids.next());
-  const webhookSecrets = createWebhookSecrets({ ...deps, generator: deps.webhookSecretGenerator, sealer: deps.secretSealer });
+  const webhookSecrets = createWebhookSecrets({ ...deps, generator: deps.webhookSecretGenerator });
 
   const openOrganization = async (input: { name: string; orgId?: string; credits?: number }): Promise<string> => {
     const orgId = input.orgId ?? deps.ids.next();

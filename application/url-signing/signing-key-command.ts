@@ -12,17 +12,17 @@ export interface SigningKeyDeps extends CommandDeps {
   readonly progress: ProjectionProgress;
   readonly generator: UrlSigningSecretGenerator;
   /** Secrets enter the account stream sealed, so a copy of the event log alone does not reveal them. */
-  readonly sealer: SecretSealer;
+  readonly secretSealer: SecretSealer;
 }
 
 /** Too short a secret makes forging a signature feasible; secrets come from a generator, so this guards a bug. */
 const MIN_SECRET_LENGTH = 32;
 
 /** A new secret: the plain one to show once, the sealed one for the command. */
-export const freshSecret = (deps: Pick<SigningKeyDeps, 'generator' | 'sealer'>): { plain: string; sealed: string } => {
+export const freshSecret = (deps: Pick<SigningKeyDeps, 'generator' | 'secretSealer'>): { plain: string; sealed: string } => {
   const plain = deps.generator.generate();
   if (plain.length < MIN_SECRET_LENGTH) throw new Error(`a URL-signing secret needs at least ${MIN_SECRET_LENGTH} characters`);
-  return { plain, sealed: deps.sealer.seal(plain) };
+  return { plain, sealed: deps.secretSealer.seal(plain) };
 };
 
 /**

@@ -12,7 +12,7 @@ import { aggregateStream } from '../shared/stream-reads.js';
 export interface WebhookSecretsDeps extends CommandDeps {
   readonly generator: WebhookSecretGenerator;
   /** Secrets enter the account stream sealed, so a copy of the event log alone does not reveal them. */
-  readonly sealer: SecretSealer;
+  readonly secretSealer: SecretSealer;
 }
 
 /** After a rotation the old secret signs too, this long, so receivers can switch without losing deliveries. */
@@ -32,11 +32,11 @@ export const createWebhookSecrets = (deps: WebhookSecretsDeps) => {
   const fresh = (): { plain: string; sealed: string } => {
     const plain = deps.generator.generate();
     if (plain.length < MIN_SECRET_LENGTH) throw new Error(`a webhook secret needs at least ${MIN_SECRET_LENGTH} characters`);
-    return { plain, sealed: deps.sealer.seal(plain) };
+    return { plain, sealed: deps.secretSealer.seal(plain) };
   };
 
   /** Secrets issued before sealing existed stay in the clear in their events; rotating takes them out of use. */
-  const reveal = (secret: StoredSecret): string => ('sealed' in secret ? deps.sealer.open(secret.sealed) : secret.plain);
+  const reveal = (secret: StoredSecret): string => ('sealed' in secret ? deps.secretSealer.open(secret.sealed) : secret.plain);
 
   const openAccount = async (orgId: string): Promise<OpenAccountState> => {
     const { state } = await aggregateStream(deps.eventStore, accountStream(orgId), accountDecider);

@@ -12,12 +12,13 @@ import { createFileStorage } from '../../infrastructure/storage/create-file-stor
 import { createResultLinks } from '../../infrastructure/storage/signed-links.js';
 import { loadSigningSecret } from '../../infrastructure/storage/signing-secret.js';
 import { systemClock, uuidV7Ids } from '../../infrastructure/system/clock-and-ids.js';
-import { orgOfRateLimitKey } from '../http/app-services.js';
 import type { Lifetime } from '../../infrastructure/system/lifetime.js';
+import { orgOfRateLimitKey } from '../http/app-services.js';
 
 /**
- * What the API and the workers both stand on: the database, the event log, the read models and
- * the projections that fill them, stored files and their links, and the policy for private addresses.
+ * What the API and the workers both stand on (the database, the event log, the read models and the
+ * projections that fill them, stored files and their links, the policy for private addresses), under
+ * the names the use cases' dependencies give them, so that each use case is built from it directly.
  */
 export const openFoundation = async (config: Config, logger: Logger, lifetime: Lifetime, { runProjections }: { readonly runProjections: boolean }) => {
   const database = await resolveDatabaseUrl({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
@@ -40,24 +41,26 @@ export const openFoundation = async (config: Config, logger: Logger, lifetime: L
   const rateLimitStore = new PostgresRateLimitStore(database.url, (key) => planLimit(orgOfRateLimitKey(key)), logger);
   lifetime.defer(() => rateLimitStore.shutdown());
   const publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
+  const signingSecret = await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR });
 
   return {
+    ...readModels,
     databaseUrl: database.url,
     rateLimitStore,
     planLimit,
     eventStore,
     orm,
     projections,
-    readModels,
-    commandDeps: { eventStore, clock: systemClock, ids: uuidV7Ids },
+    /** The read models as far as this process has projected them, for commands that wait to read their writes. */
+    progress: projections,
+    clock: systemClock,
+    ids: uuidV7Ids,
     storage: createFileStorage(config),
     publicBaseUrl,
-    links: createResultLinks({
-      baseUrl: publicBaseUrl,
-      secret: await loadSigningSecret({ configured: config.URL_SIGNING_SECRET, dataDir: config.DATA_DIR }),
-    }),
+    links: createResultLinks({ baseUrl: publicBaseUrl, secret: signingSecret }),
     secretSealer: await loadSecretSealer({ configured: config.SECRETS_ENCRYPTION_KEY, dataDir: config.DATA_DIR }),
-    hostPolicy: createHostPolicy({ allowedPrivateHosts: config.ALLOWED_PRIVATE_HOSTS }),
+    /** Which hosts renders, webhooks and batches' URLs may reach. */
+    urls: createHostPolicy({ allowedPrivateHosts: config.ALLOWED_PRIVATE_HOSTS }),
   };
 };
 

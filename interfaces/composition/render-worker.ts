@@ -1,8 +1,9 @@
+import type { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createBatchSteps } from '../../application/batches/run-batch/batch-steps.js';
-import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
 import { createCaptureSteps } from '../../application/captures/capture-steps.js';
 import type { ProjectionProgress } from '../../application/ports/read-models.js';
+import type { RenderOrchestrator } from '../../application/ports/render-orchestrator.js';
 import { createRenderSteps } from '../../application/renders/render-steps.js';
 import { createVideoSteps } from '../../application/renders/video-steps.js';
 import { createWebhookDelivery } from '../../application/webhooks/deliver-webhook/deliver-webhook.js';
@@ -14,8 +15,8 @@ import type { Config } from '../../infrastructure/config/config.js';
 import type { PrometheusMetrics } from '../../infrastructure/metrics/prometheus-metrics.js';
 import { createOrgAssetSource } from '../../infrastructure/rendering/org-assets.js';
 import { startRenderBrowsers } from '../../infrastructure/rendering/render-browsers.js';
+import type { Lifetime } from '../../infrastructure/system/lifetime.js';
 import { startTemporalWorker, type WorkflowBundle } from '../../infrastructure/temporal/temporal-worker.js';
-import type { NativeConnection } from '@temporalio/worker';
 import { mustacheMerger } from '../../infrastructure/templates/mustache-merger.js';
 import type { Tracing } from '../../infrastructure/tracing/tracing.js';
 import { createFfmpegSegmentJoiner } from '../../infrastructure/video/ffmpeg-segment-joiner.js';
@@ -28,68 +29,40 @@ import { createVideoRenderActivities } from '../../workflows/video-render.activi
 import { videoTaskQueueOf } from '../../workflows/video-render.workflow.js';
 import { createWebhookActivities } from '../../workflows/webhook.activities.js';
 import type { Foundation } from './foundation.js';
-import type { Lifetime } from '../../infrastructure/system/lifetime.js';
-
-/** Where this process's Temporal SDK serves its metrics: the configured port, or a free loopback one (temporal-worker.ts). */
-export const temporalMetricsAddress = (config: Config): string | undefined =>
-  config.TEMPORAL_METRICS_PORT === undefined ? undefined : `${config.HOST}:${config.TEMPORAL_METRICS_PORT}`;
 
 export interface RenderWorkerOptions {
   /** The connection of this process's Temporal client, shared so that its starts are eager (connectTemporal's `workers`). */
-  readonly temporalConnection: NativeConnection;
-  /** Built while the process started, read from the image's prebuilt file, or shared by a test run. */
+  readonly connection: NativeConnection;
   readonly workflowBundle: WorkflowBundle;
   readonly metrics: PrometheusMetrics;
   readonly workflowSpans: Tracing['workflowSpans'];
+  /** Where the Temporal SDK serves its metrics, when configured. */
+  readonly metricsBindAddress: string | undefined;
   /** The read models this process keeps, when it runs the projections. */
-  readonly readModelsHere?: ProjectionProgress;
+  readonly readModelsHere: ProjectionProgress | undefined;
   /** Starts the render workflows of the batch rows the worker accepts. */
   readonly orchestrator: Pick<RenderOrchestrator, 'startBatchRow'>;
 }
 
-/** Chromium behind the egress proxy, the render, video, capture and webhook steps, and the Temporal worker that runs them. */
+/** Chromium behind the egress proxy, the render, video, capture, batch and webhook steps, and the Temporal workers that run them. */
 export const startRenderWorker = async (foundation: Foundation, config: Config, logger: Logger, lifetime: Lifetime, options: RenderWorkerOptions) => {
-  const { commandDeps, storage, links, hostPolicy, eventStore, readModels } = foundation;
-  // The worker and then the pool each get a share of the shutdown budget, so stopping ends in time
+  // The workers and then the pool each get a share of the shutdown budget, so stopping ends in time
   // even while a render hangs; the process exits hard when the whole budget is spent anyway.
-  const shutdownShareMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
+  const shutdownWithinMs = Math.floor(config.SHUTDOWN_TIMEOUT_MS / 4);
   // Renders the pool runs and queues at once: the line that renders begun ahead and render activities may fill.
   const renderLine = config.BROWSERS * config.PAGES_PER_BROWSER + config.RENDER_QUEUE_MAX;
-  const browsers = await startRenderBrowsers(config, {
-    hostPolicy,
-    orgAssets: createOrgAssetSource({ assets: readModels.assets, storage, publicOrigin: new URL(foundation.publicBaseUrl).origin }),
-    closeTimeoutMs: shutdownShareMs,
-    logger,
-    lifetime,
-  });
+  const orgAssets = createOrgAssetSource({ ...foundation, publicOrigin: new URL(foundation.publicBaseUrl).origin });
+  const browsers = await startRenderBrowsers(config, { hostPolicy: foundation.urls, orgAssets, closeTimeoutMs: shutdownWithinMs, logger, lifetime });
   options.metrics.watchPools(browsers.pools);
 
-  const steps = createRenderSteps({
-    ...commandDeps,
-    storage,
-    engine: browsers.engine,
-    merger: mustacheMerger,
-    canvas: createHtmlCanvasRenderer(),
-    metrics: options.metrics.metrics,
-    assets: readModels.assets,
-    readModelsHere: options.readModelsHere,
-    // A render begun ahead holds its place in that line.
-    maxRendersAhead: renderLine,
-  });
-  const videoSteps = createVideoSteps({
-    ...commandDeps,
-    storage,
-    renders: steps,
-    metrics: options.metrics.metrics,
-    videos: browsers.videos,
-    joiner: createFfmpegSegmentJoiner(),
-    segmentSeconds: config.VIDEO_SEGMENT_SECONDS,
-  });
-  const videoActivities = createVideoRenderActivities(videoSteps);
-  const webhookSender = createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => hostPolicy.allowedAddress(host) });
-  const webhookSecrets = createWebhookSecrets({ ...commandDeps, generator: randomWebhookSecrets, sealer: foundation.secretSealer });
-  const webhookDelivery = createWebhookDelivery({ ...commandDeps, links, sender: webhookSender, urls: hostPolicy, secrets: webhookSecrets, metrics: options.metrics.metrics });
-  const webhookPolicy = webhookRetryPolicy({
+  const deps = { ...foundation, ...options, metrics: options.metrics.metrics };
+  const renders = createRenderSteps({ ...deps, engine: browsers.engine, merger: mustacheMerger, canvas: createHtmlCanvasRenderer(), maxRendersAhead: renderLine });
+  const videos = createVideoRenderActivities(
+    createVideoSteps({ ...deps, renders, videos: browsers.videos, joiner: createFfmpegSegmentJoiner(), segmentSeconds: config.VIDEO_SEGMENT_SECONDS }),
+  );
+  const sender = createFetchWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowedAddress: (host) => foundation.urls.allowedAddress(host) });
+  const webhookDeps = { ...deps, sender, secrets: createWebhookSecrets({ ...deps, generator: randomWebhookSecrets }) };
+  const retryPolicy = webhookRetryPolicy({
     receiverTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
     maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
@@ -97,56 +70,39 @@ export const startRenderWorker = async (foundation: Foundation, config: Config, 
     maximumAttempts: config.WEBHOOK_RETRY_MAX_ATTEMPTS,
   });
   const worker = await startTemporalWorker({
-    connection: options.temporalConnection,
+    ...options,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activities: {
-      ...createRenderActivities(steps),
+      ...createRenderActivities(renders),
       // Workflows started before videos had a queue of their own find their activities here.
-      ...videoActivities,
-      ...createWebhookActivities(webhookDelivery, webhookPolicy),
-      ...createCaptureActivities(createCaptureSteps({ eventStore, storage, capturer: browsers.capturer, metrics: options.metrics.metrics })),
-      ...createBatchActivities(
-        createBatchSteps({
-          ...commandDeps,
-          templates: readModels.templates,
-          accounts: readModels.accounts,
-          results: readModels.results,
-          batches: readModels.batches,
-          links,
-          storage,
-          pdfMerger: pdfLibMerger,
-          orchestrator: options.orchestrator,
-        }),
-        { ...commandDeps, sender: webhookSender, secrets: webhookSecrets, urls: hostPolicy, publicBaseUrl: foundation.publicBaseUrl },
-      ),
+      ...videos,
+      ...createWebhookActivities(createWebhookDelivery(webhookDeps), retryPolicy),
+      ...createCaptureActivities(createCaptureSteps({ ...deps, capturer: browsers.capturer })),
+      ...createBatchActivities(createBatchSteps({ ...deps, pdfMerger: pdfLibMerger }), webhookDeps),
     },
     workflows: options.workflowBundle,
     // Enough that renders of every organization reach the pool's fair queue instead of waiting
     // in Temporal's first-come line behind one organization's flood.
     maxConcurrentActivities: renderLine,
-    shutdownWithinMs: shutdownShareMs,
-    metricsBindAddress: temporalMetricsAddress(config),
-    workflowSpans: options.workflowSpans,
+    shutdownWithinMs,
   });
   lifetime.defer(() => worker.stop());
   options.metrics.includeExporter(worker.sdkMetricsUrl);
 
-  /*
-   * Video work polls a queue of its own, a few at a time: a worker that took every segment of a
-   * long video at once would leave the other workers idle while its cores were oversubscribed.
-   */
+  // Video work polls a queue of its own, a few at a time: a worker that took every segment of a
+  // long video at once would leave the other workers idle while its cores were oversubscribed.
   const videoWorker = await startTemporalWorker({
-    connection: options.temporalConnection,
+    connection: options.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: videoTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
-    activities: videoActivities,
+    activities: videos,
     workflows: 'none',
     maxConcurrentActivities: config.VIDEO_CONCURRENCY,
-    shutdownWithinMs: shutdownShareMs,
+    shutdownWithinMs,
   });
   lifetime.defer(() => videoWorker.stop());
-  return { renderAhead: steps.renderAhead };
+  return { renderAhead: renders.renderAhead };
 };
 
 export type RenderWorker = Awaited<ReturnType<typeof startRenderWorker>>;

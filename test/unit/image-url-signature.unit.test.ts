@@ -113,7 +113,7 @@ describe('verifying a signed GET /img request', () => {
   });
   const deps = (found: UrlSigningKeyView | null = key(), at = NOW) => {
     const clock = fakeClock(new Date(at * 1000).toISOString());
-    return { signingKeys: { lookup: async (keyId: string) => (found?.id === keyId ? found : null) }, sealer, clock };
+    return { signingKeys: { lookup: async (keyId: string) => (found?.id === keyId ? found : null) }, secretSealer: sealer, clock };
   };
   const request: SignedImageRequest = { ...parts, signature: signImageUrl(SECRET, parts) };
 

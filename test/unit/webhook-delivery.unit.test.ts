@@ -24,7 +24,7 @@ let templateId: string;
 const webhooks = (options: { responses?: WebhookResponse[]; blockedHosts?: string[] } = {}) => {
   const sender = fakeWebhookSender(...(options.responses ?? [{ ok: true, statusCode: 200 }]));
   const metrics = recordingMetrics();
-  const secrets = createWebhookSecrets({ ...world.commandDeps, generator: { generate: () => NEW_SECRET }, sealer: world.sealer });
+  const secrets = createWebhookSecrets({ ...world.commandDeps, generator: { generate: () => NEW_SECRET }, secretSealer: world.sealer });
   const delivery = createWebhookDelivery({ ...world.commandDeps, links: world.links, sender, urls: urlGuard(options.blockedHosts), secrets, metrics });
   return { delivery, sender, metrics, secrets };
 };

@@ -10,7 +10,7 @@ import { canonicalQuery, MAX_SIGNED_URL_LIFETIME_SECONDS, signImageUrl, type Sig
 export interface SignImageUrlDeps {
   readonly signingKeys: UrlSigningKeyReadModel;
   readonly templates: Pick<TemplateReadModel, 'get'>;
-  readonly sealer: SecretSealer;
+  readonly secretSealer: SecretSealer;
   readonly clock: Clock;
   /** Where clients reach the service: the URL is put in pages, so it must be absolute. */
   readonly publicBaseUrl: string;
@@ -71,7 +71,7 @@ export const signImageUrlFor = async (deps: SignImageUrlDeps, context: RequestCo
     expires: String(input.expires),
     keyId: key.id,
   };
-  const signature = signImageUrl(deps.sealer.open(key.sealedSecret), parts);
+  const signature = signImageUrl(deps.secretSealer.open(key.sealedSecret), parts);
   const query = [canonicalQuery(parts.values), `expires=${parts.expires}`, `keyId=${encodeRfc3986(key.id)}`, `signature=${signature}`].filter(Boolean).join('&');
   return {
     url: `${deps.publicBaseUrl.replace(/\/+$/, '')}${imageUrlPath(input.template, input.format)}?${query}`,

@@ -7,7 +7,7 @@ import { MAX_SIGNED_URL_LIFETIME_SECONDS, signatureMatches, type SignedImageUrlP
 
 export interface VerifySignedImageUrlDeps {
   readonly signingKeys: Pick<UrlSigningKeyReadModel, 'lookup'>;
-  readonly sealer: SecretSealer;
+  readonly secretSealer: SecretSealer;
   readonly clock: Clock;
 }
 
@@ -55,7 +55,7 @@ export const verifySignedImageUrl = async (deps: VerifySignedImageUrlDeps, reque
   if (repeated !== null) throw refused(`${repeated}: a signed URL names each value once`);
   const key = keyId.length <= MAX_KEY_ID_LENGTH ? await deps.signingKeys.lookup(keyId) : null;
   if (!key || key.revokedAt !== null) throw refused('keyId: no such URL-signing key, or it was revoked');
-  if (!signatureMatches(deps.sealer.open(key.sealedSecret), { ...request, expires, keyId }, signature)) throw refused('signature: does not match the URL');
+  if (!signatureMatches(deps.secretSealer.open(key.sealedSecret), { ...request, expires, keyId }, signature)) throw refused('signature: does not match the URL');
   const secondsLeft = Number(expires) - Math.floor(deps.clock.now().getTime() / 1000);
   if (secondsLeft <= 0) throw refused(`expires: the URL expired at ${new Date(Number(expires) * 1000).toISOString()}`);
   if (secondsLeft > MAX_SIGNED_URL_LIFETIME_SECONDS) throw refused(`expires: a signed URL may be valid for at most ${MAX_SIGNED_URL_LIFETIME_SECONDS} seconds (366 days)`);
