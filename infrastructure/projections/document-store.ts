@@ -3,8 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
 import { concerns, foldBatch, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
-import { CHECKPOINTS } from './checkpoint-moves.js';
-import type { CheckpointMove, Projection } from './projection.js';
+import { CHECKPOINTS, type CheckpointMove, type Projection } from './projection.js';
 import { createRememberedRows } from './remembered-rows.js';
 
 /**

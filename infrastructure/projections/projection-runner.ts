@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import type { EventStore, Subscription } from '../../application/ports/event-store.js';
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { ProjectionCheckpoint } from '../read-models/entities.js';
-import { CHECKPOINTS, createCheckpointMoves, type CheckpointMoves } from './checkpoint-moves.js';
 import type { TableChanges } from './document-projection.js';
-import type { ApplyAtCheckpoint, Projection } from './projection.js';
+import { CHECKPOINTS, type ApplyAtCheckpoint, type Projection } from './projection.js';
 
 /** Checkpoint value of a projection that has applied nothing yet. */
 const NOTHING_APPLIED = -1;
+
+/** How long a checkpoint's move past batches with nothing to write waits before it is written. */
+const MOVE_WINDOW_MS = 250;
 
 export interface ProjectionRunnerOptions {
   readonly orm: MikroORM;
@@ -24,8 +26,6 @@ export interface ProjectionRunnerOptions {
    * when it does not know them: written by the locked transaction, or by another instance).
    */
   readonly onCommitted?: (events: readonly RecordedEvent[], written: readonly TableChanges[] | null) => void;
-  /** How a batch with nothing to apply moves the checkpoint; the runners of a set share one, which writes their moves together. */
-  readonly checkpointMoves?: CheckpointMoves;
 }
 
 export interface ProjectionRunner {
@@ -66,7 +66,6 @@ export const createProjectionRunner = ({
   logger,
   batchSize = 500,
   onCommitted,
-  checkpointMoves = createCheckpointMoves(orm, logger),
 }: ProjectionRunnerOptions): ProjectionRunner => {
   const log = logger.child({ projection: projection.name });
   /** Applied as far as readers are concerned: the events after the table's checkpoint, if any, are of no concern to this projection. */
@@ -77,6 +76,16 @@ export const createProjectionRunner = ({
   let subscription: Subscription | null = null;
   let applyAtCheckpoint: ApplyAtCheckpoint | undefined;
   const waiters = new Set<{ position: number; resolve: (reached: boolean) => void }>();
+  /** Where the checkpoint stands past batches with nothing to write, until that move is written. */
+  let unwrittenMove: number | null = null;
+  let moveTimer: NodeJS.Timeout | undefined;
+  /** Batches and the writes of moves take turns: a move written while a batch writes its own could take the checkpoint back. */
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = turn.then(work);
+    turn = next.catch(() => undefined);
+    return next;
+  };
 
   const concerns = (event: RecordedEvent) => projection.handles?.(event) ?? true;
 
@@ -117,6 +126,27 @@ export const createProjectionRunner = ({
     return applyAtCheckpoint(orm.em.fork(), unapplied, { name: projection.name, from: leftAt, to: last });
   };
 
+  /**
+   * Writes the checkpoint's move past batches with nothing to write: a busy log of cache hits is such
+   * a batch for every projection but the results', many times a second, and where the checkpoint
+   * stands in memory is what readers wait for, so the move waits a moment and is written once for
+   * all of them. Forward only: a runner elsewhere that applied further keeps its place. If the process
+   * dies first, those events are read again at the next start, and change nothing.
+   */
+  const writeMove = async () => {
+    clearTimeout(moveTimer);
+    moveTimer = undefined;
+    const to = unwrittenMove;
+    unwrittenMove = null;
+    if (to === null) return;
+    try {
+      await sql`update ${CHECKPOINTS} set position = ${to} where name = ${projection.name} and position < ${to}`.execute(orm.em.getKysely());
+      leftAt = Math.max(leftAt, to);
+    } catch (error) {
+      log.warn({ err: error, position: to }, 'checkpoint move not written; those events will be read again');
+    }
+  };
+
   const applyBatch = async (events: readonly RecordedEvent[]) => {
     const last = events.at(-1);
     // A batch the locked path found applied already (another instance moved the checkpoint past it
@@ -124,14 +154,15 @@ export const createProjectionRunner = ({
     // runner left the checkpoint, its move would take the checkpoint back to the batch's end.
     if (!last || last.position <= applied) return;
     if (!events.some(concerns)) {
-      // Nothing to write but the checkpoint (a busy log of cache hits, for the templates projection):
-      // moved with the other runners' moves in a while (checkpoint-moves.ts), applied for readers now.
-      checkpointMoves.later(projection.name, last.position);
+      unwrittenMove = last.position;
+      moveTimer ??= setTimeout(() => void inTurn(writeMove), MOVE_WINDOW_MS).unref();
       advanceTo(last.position);
       return;
     }
-    const moved = await checkpointMoves.settle(projection.name);
-    if (moved !== null) leftAt = Math.max(leftAt, moved);
+    // The batch moves the checkpoint itself, past any move not yet written.
+    clearTimeout(moveTimer);
+    moveTimer = undefined;
+    unwrittenMove = null;
     const written = await applyWhereLeft(events, last.position);
     const reached = written ? last.position : await applyLocked(events, last.position);
     leftAt = reached;
@@ -152,7 +183,7 @@ export const createProjectionRunner = ({
     for (;;) {
       const page = await eventStore.readAll({ after: fromPosition(), limit: batchSize });
       if (page.length === 0) return;
-      await applyBatch(page);
+      await inTurn(() => applyBatch(page));
     }
   };
 
@@ -169,6 +200,10 @@ export const createProjectionRunner = ({
     const stored = await loadCheckpoint();
     if (stored < applied) log.warn({ checkpoint: stored, applied }, 'the read model lost its last commits (the database restarted); applying them again');
     applyAtCheckpoint = projection.applierAtCheckpoint?.();
+    // A move not yet written may be past commits the database lost: it waits for those to be applied again.
+    clearTimeout(moveTimer);
+    moveTimer = undefined;
+    unwrittenMove = null;
     leftAt = stored;
     applied = stored;
   };
@@ -198,7 +233,7 @@ export const createProjectionRunner = ({
     // Whatever arrived since the last delivery is applied in one transaction: a busy log costs
     // one commit per batch, not one per event and projection.
     const current = eventStore.subscribeToAll(fromPosition(), async (events) => {
-      await applyBatch(events);
+      await inTurn(() => applyBatch(events));
       attempt = 0;
     });
     subscription = current;
@@ -232,7 +267,7 @@ export const createProjectionRunner = ({
       await subscription?.stop();
       subscription = null;
       // Its progress past events of no concern is kept for the next start.
-      await checkpointMoves.flush();
+      await inTurn(writeMove);
       for (const waiter of waiters) waiter.resolve(false);
       waiters.clear();
     },

@@ -5,7 +5,6 @@ import type { ProjectionProgress } from '../../application/ports/read-models.js'
 import type { RecordedEvent } from '../../domain/shared/events.js';
 import { accountsProjection } from './accounts-projection.js';
 import { assetsProjection } from './assets-projection.js';
-import { createCheckpointMoves } from './checkpoint-moves.js';
 import { documentStore } from './document-store.js';
 import type { TableChanges } from './document-projection.js';
 import type { Projection } from './projection.js';
@@ -32,12 +31,10 @@ export type CommitListener = (events: readonly RecordedEvent[], written: readonl
 
 export const createProjectionSet = (deps: { orm: MikroORM; eventStore: EventStore; logger: Logger }, projections = allProjections): ProjectionSet => {
   const listeners = new Map<string, CommitListener[]>();
-  const checkpointMoves = createCheckpointMoves(deps.orm, deps.logger);
   const runners = projections.map((projection) =>
     createProjectionRunner({
       ...deps,
       projection,
-      checkpointMoves,
       onCommitted: (events, written) => {
         for (const listener of listeners.get(projection.name) ?? []) listener(events, written);
       },

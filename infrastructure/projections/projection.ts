@@ -1,6 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
 import type { DocumentProjection, TableChanges } from './document-projection.js';
+
+export const CHECKPOINTS = sql.table('projection_checkpoints');
 
 /** A checkpoint moved from where a runner left it to a batch's last position. */
 export interface CheckpointMove {

@@ -86,7 +86,7 @@ it('moves the checkpoint over events the projection does not handle without appl
     const odd = await eventStore.append(stream, [envelope(1), envelope(3)], 'no-stream');
     expect(await runner.waitFor(odd.position, 20_000)).toBe(true);
     expect(seen).toEqual([]);
-    // Written with other moves a moment later: readers wait for the runner, not the table.
+    // Written a moment later: readers wait for the runner, not the table.
     await vi.waitFor(async () => expect(await storedCheckpoint()).toBe(odd.position));
 
     const mixed = await eventStore.append(stream, [envelope(5), envelope(6)], odd.nextExpectedRevision);
