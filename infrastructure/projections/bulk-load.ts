@@ -44,7 +44,7 @@ const writer = (orm: MikroORM, control: pg.Client, schema: string, index: () => 
         await index();
         await control.query(`delete from ${name} where ${quoteIdentifier(keyColumn)} = any($1)`, [replaced]);
       }
-      if (rows.length > 0) await copy(name, columns, rows);
+      if (rows.size > 0) await copy(name, columns, rows.values());
     }
   };
 };
@@ -67,18 +67,22 @@ export const bulkLoad = async ({ orm, control, schema, tables, projections, hold
     writing.catch(() => undefined);
   };
   const stored = ormSource(orm.em.fork({ schema }));
-  const memory = createMemoryTables({
-    load: async (entity, ids) => {
-      await writing;
-      await index();
-      return stored.load(entity, ids);
+  const memory = createMemoryTables(
+    {
+      load: async (entity, ids) => {
+        await writing;
+        await index();
+        return stored.load(entity, ids);
+      },
+      find: async (entity, wheres) => {
+        await writing;
+        await index();
+        return stored.find(entity, wheres);
+      },
     },
-    find: async (entity, wheres) => {
-      await writing;
-      await index();
-      return stored.find(entity, wheres);
-    },
-  });
+    // The only writer of its fresh tables: a key neither held nor written has no row.
+    { complete: true },
+  );
 
   let held = 0;
   const loaded = await readLog(async (events, position) => {

@@ -4,14 +4,16 @@ import type { DocumentFold, DocumentProjection, DocumentSource } from './documen
 import { createValueIndex, type ValueIndex } from './value-index.js';
 
 /**
- * The read models a rebuild folds, held in memory from event to event, so that folding the log
- * reads nothing back from the database and rows are written in bulk, once each for the most part.
+ * Read-model rows held in memory while events are folded into them, by a document projection's
+ * folds: the rows of one live batch (foldBatch), or the read models a rebuild folds from event to
+ * event, so that folding the log reads nothing back from the database and rows are written in bulk,
+ * once each for the most part.
  *
- * Rows are held as long as events change them: a row no event changed for a while (a finished
- * render's result) is handed over to be written (`evict`) and forgotten, so memory holds the rows
- * of recent events, not the whole read model. Their keys are kept: the rebuild is the only writer
- * of its fresh tables, so a key neither held nor written has no row, and an event that changes a
- * written row reads it back from the table first (`stored`), as a live runner would.
+ * A rebuild is the only writer of its fresh tables, so it holds what it knows `complete`: a key
+ * neither held nor written has no row. Rows no event changed for a while (a finished render's
+ * result) are handed over to be written (`evict`) and forgotten, so memory holds the rows of recent
+ * events, not the whole read model; their keys are kept, and an event that changes a written row
+ * reads it back first. A live batch knows only what it read: any other row is read when met.
  */
 
 interface Fanout {
@@ -47,10 +49,11 @@ export interface TableDrain {
   readonly entity: EntityName<object>;
   /** Keys whose row in the table goes first: rewritten or deleted since they were written. */
   readonly replaced: readonly string[];
-  readonly rows: readonly object[];
+  /** The rows to write, by key. */
+  readonly rows: ReadonlyMap<string, object>;
 }
 
-export const createMemoryTables = (stored: DocumentSource) => {
+export const createMemoryTables = (stored: DocumentSource, { complete }: { readonly complete: boolean }) => {
   const tables = new Map<EntityName<object>, Table>();
   const table = (entity: EntityName<object>): Table => {
     let found = tables.get(entity);
@@ -68,24 +71,30 @@ export const createMemoryTables = (stored: DocumentSource) => {
   };
 
   /**
-   * The row of this key: null if it has none, undefined if it was written out and must be read
-   * back first. A row found in the old span is moved to the young one: it is in use again.
+   * The row of this key: null if it has none, undefined if it must be read first (written out, or
+   * not known to a live batch). A row found in the old span is moved to the young one: it is in use again.
    */
   const peek = (target: Table, id: string): object | null | undefined => {
     let row = target.young.get(id);
     if (row === undefined) {
       row = target.old.get(id);
-      if (row === undefined) return target.written.has(id) ? undefined : null;
+      if (row === undefined) return complete && !target.written.has(id) ? null : undefined;
       target.old.delete(id);
       target.young.set(id, row);
     }
     return row === GONE ? null : row;
   };
 
-  const readBack = async (target: Table, id: string): Promise<object | null> => {
-    const row = (await stored.load(target.entity, [id])).get(id) ?? null;
+  /** Rows as the table has them, held unchanged. */
+  const hold = (target: Table, id: string, row: object | null) => {
     put(target, id, row, null);
     target.unchanged.add(id);
+    if (row !== null) target.written.add(id);
+  };
+
+  const readBack = async (target: Table, id: string): Promise<object | null> => {
+    const row = (await stored.load(target.entity, [id])).get(id) ?? null;
+    hold(target, id, row);
     return row;
   };
 
@@ -96,7 +105,7 @@ export const createMemoryTables = (stored: DocumentSource) => {
     if (!fanout) {
       const index = createValueIndex(columns);
       for (const generation of [target.old, target.young]) for (const [id, row] of generation) if (row !== GONE) index.add(row, id);
-      fanout = { index, partial: target.written.size > 0 };
+      fanout = { index, partial: !complete || target.written.size > 0 };
       target.fanouts.set(name, fanout);
       target.indexes.push(index);
     }
@@ -110,8 +119,7 @@ export const createMemoryTables = (stored: DocumentSource) => {
     if (partial) {
       for (const [id, row] of await stored.find(target.entity, [where])) {
         if (peek(target, id) !== undefined) continue;
-        put(target, id, row, null);
-        target.unchanged.add(id);
+        hold(target, id, row);
         keys.add(id);
       }
     }
@@ -130,26 +138,48 @@ export const createMemoryTables = (stored: DocumentSource) => {
   const handOver = (target: Table, rows: Map<string, object>): TableDrain | null => {
     const { entity, unchanged, written } = target;
     const replaced: string[] = [];
-    const kept: object[] = [];
+    const kept = new Map<string, object>();
     for (const [id, row] of rows) {
       if (unchanged.delete(id)) continue;
       if (written.has(id)) replaced.push(id);
       if (row === GONE) written.delete(id);
       else {
-        kept.push(row);
+        kept.set(id, row);
         written.add(id);
       }
     }
-    return replaced.length > 0 || kept.length > 0 ? { entity, replaced, rows: kept } : null;
+    return replaced.length > 0 || kept.size > 0 ? { entity, replaced, rows: kept } : null;
   };
 
   return {
+    /** The row of this key as held: null for none, undefined when not known. */
+    peek: (entity: EntityName<object>, id: string): object | null | undefined => peek(table(entity), id),
+
+    /** Reads the rows of these keys not known yet, in one read. */
+    async load(entity: EntityName<object>, ids: readonly string[]): Promise<void> {
+      const target = table(entity);
+      const missing = ids.filter((id) => peek(target, id) === undefined);
+      if (missing.length === 0) return;
+      const loaded = await stored.load(entity, missing);
+      for (const id of missing) hold(target, id, loaded.get(id) ?? null);
+    },
+
     /**
-     * Folds events with a document projection's folds in the order foldBatch applies them to a
-     * live runner's batch: event by event, fold by fold, a fold's related row and fan-out read as
-     * the earlier folds left them. foldBatch's preloading has nothing to do here, since the rows
-     * are at hand; only a row written out is read back, on its own. The awaits are only on that
-     * path: an await per row would cost more than the fold itself.
+     * A row an event makes anew from itself alone, not read first. What the table has stays unknown,
+     * so the row is written (or, if it goes, deleted) only if a fold changes it.
+     */
+    startAnew(entity: EntityName<object>, id: string): void {
+      const target = table(entity);
+      if (peek(target, id) !== undefined) return;
+      put(target, id, null, null);
+      target.unchanged.add(id);
+      target.written.add(id);
+    },
+
+    /**
+     * Folds events with a document projection's folds: event by event, fold by fold, a fold's related
+     * row and fan-out read as the earlier folds left them. A row not at hand is read on its own; the
+     * awaits are only on that path: an await per row would cost more than the fold itself.
      */
     async fold<E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[]): Promise<void> {
       const folds = (projection as DocumentProjection<DomainEvent>).folds.map((each) => ({

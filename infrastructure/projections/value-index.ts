@@ -2,8 +2,8 @@
  * Keys of rows by their values of some columns, for a document projection's fan-outs (`{ where }`
  * selectors) over rows held in memory: one map per column, nested, keyed by the values themselves,
  * so that adding a row or finding rows builds no string (a row's strings keep their hash from one
- * version of the row to the next). Values match as foldBatch matches them, by their JSON: a date
- * and its ISO string alike, null and undefined alike, and numbers JSON cannot hold as null.
+ * version of the row to the next). Values match by their JSON, as the rows are written: a date and
+ * its ISO string alike, null and undefined alike, and numbers JSON cannot hold as null.
  */
 
 export interface ValueIndex {

@@ -21,7 +21,7 @@ describe('value index (a rebuild\'s fan-outs over rows in memory)', () => {
     expect(index.keys({ orgId: 'org-3', storageKey: 'k1' })).toEqual([]);
   });
 
-  it('matches values as their JSON does, as foldBatch matches them', () => {
+  it('matches values as their JSON does, as the rows are written', () => {
     const index = createValueIndex(['at', 'note']);
     index.add({ at: new Date('2026-01-01T00:00:00.000Z'), note: undefined }, 'row');
     expect(index.keys({ at: '2026-01-01T00:00:00.000Z', note: null })).toEqual(['row']);
