@@ -1,6 +1,6 @@
 import type { EntityName } from '@mikro-orm/core';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import { createMemoryTables } from './memory-tables.js';
+import { createMemoryTables, type MemoryTables, type TableDrain } from './memory-tables.js';
 
 /**
  * Read models as documents, in the manner of emmett's pongo projections: a projection names, for
@@ -70,13 +70,12 @@ export const concerns = <E extends DomainEvent>(projection: DocumentProjection<E
   projection.canHandle(event) && projection.folds.some((each) => (each.related?.id(event) ?? null) !== null || each.documents(event, null).length > 0);
 
 /**
- * Folds a batch of events into the rows they change. The rows the events name are read first, one
- * read per table (twice where a fold names rows by a related one, e.g. a deletion's account by its
- * stored file); rows an event makes anew are not read; only what no pass foresaw (a fan-out) is read
- * when the fold meets it. The fold itself is the rebuild's (memory-tables.ts).
+ * Folds a batch of events into the rows `memory` holds. The rows the events name and memory does not
+ * hold are read first, one read per table (twice where a fold names rows by a related one, e.g. a
+ * deletion's account by its stored file); rows an event makes anew are not read; only what no pass
+ * foresaw (a fan-out) is read when the fold meets it.
  */
-export const foldBatch = async <E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[], source: DocumentSource): Promise<TableChanges[]> => {
-  const memory = createMemoryTables(source, { complete: false });
+export const foldInto = async <E extends DomainEvent>(memory: MemoryTables, projection: DocumentProjection<E>, events: readonly RecordedEvent[]): Promise<void> => {
   const handled = events.filter(projection.canHandle);
   for (let pass = 0; pass < 2; pass++) {
     const wanted = new Map<EntityName<object>, Set<string>>();
@@ -103,5 +102,15 @@ export const foldBatch = async <E extends DomainEvent>(projection: DocumentProje
     if (!unresolved) break;
   }
   await memory.fold(projection, handled);
-  return memory.drain().map(({ entity, replaced, rows }) => ({ entity, upserts: rows, deletes: replaced.filter((id) => !rows.has(id)) }));
+};
+
+/** What memory tables hand over, as the statements of a live batch write it: upserts, and deletes of rows that went. */
+export const changesOf = (drains: readonly TableDrain[]): TableChanges[] =>
+  drains.map(({ entity, replaced, rows }) => ({ entity, upserts: rows, deletes: replaced.filter((id) => !rows.has(id)) }));
+
+/** Folds a batch of events into the rows they change, read from `source` (memory-tables.ts, with the fold the rebuild runs). */
+export const foldBatch = async <E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[], source: DocumentSource): Promise<TableChanges[]> => {
+  const memory = createMemoryTables(source, { complete: false });
+  await foldInto(memory, projection, events);
+  return changesOf(memory.drain());
 };

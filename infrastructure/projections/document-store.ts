@@ -2,9 +2,9 @@ import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import { concerns, foldBatch, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
+import { changesOf, concerns, foldBatch, foldInto, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
+import { createMemoryTables } from './memory-tables.js';
 import { CHECKPOINTS, type CheckpointMove, type Projection } from './projection.js';
-import { createRememberedRows } from './remembered-rows.js';
 
 /**
  * Runs a document projection on the read-model tables through MikroORM: a batch's rows are read
@@ -145,30 +145,40 @@ const writeIfCheckpointAt = async (em: EntityManager, changes: readonly TableCha
   return rows[0]?.table ?? null;
 };
 
+/** Enough for the renders in flight at once and their accounts; a result row can hold up to a few hundred KB of request data. */
+const ROWS_PER_TABLE = 256;
+
 /**
  * One runner's batches written where it left the checkpoint (see writeIfCheckpointAt), folded from
- * the rows its earlier batches read and wrote (remembered-rows.ts) while the checkpoint stays where
- * it left it, in the table it left it in. Whenever it does not (another instance applied, a swap
- * came), or a write's outcome is unknown, the rows are forgotten and read afresh.
+ * the rows its earlier batches read and wrote while the checkpoint stays where it left it, in the
+ * table it left it in: they are what the tables hold for as long as nobody else writes them, which
+ * the runner knows by its checkpoint, since every write to a projection's rows moves it. A render's
+ * result row is then not read back at its completion, nor its account's row at every charge and
+ * completion, on the path of the answer that waits for the read models. Whenever the checkpoint is
+ * not where it was left (another instance applied, a swap came), or a write's outcome is unknown,
+ * the rows are forgotten and read afresh.
  */
 const applierAtCheckpoint = <E extends DomainEvent>(projection: DocumentProjection<E>) => {
-  const remembered = createRememberedRows();
-  /** The checkpoint table the remembered rows belong with; null while nothing is remembered. */
+  let em: EntityManager | undefined;
+  const source: DocumentSource = {
+    load: (entity, ids) => ormSource(em as EntityManager).load(entity, ids),
+    find: (entity, wheres) => ormSource(em as EntityManager).find(entity, wheres),
+  };
+  let memory = createMemoryTables(source, { complete: false });
+  /** The checkpoint table the rows held belong with; null while nothing is held. */
   let table: string | null = null;
   const forget = () => {
-    remembered.forget();
+    memory = createMemoryTables(source, { complete: false });
     table = null;
   };
-  return async (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<readonly TableChanges[] | null> => {
+  return async (batchEm: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<readonly TableChanges[] | null> => {
+    em = batchEm;
     try {
-      const changes = await foldBatch(projection, events, remembered.readingThrough(ormSource(em)));
+      await foldInto(memory, projection, events);
+      const changes = changesOf(memory.commit(ROWS_PER_TABLE));
       table = await writeIfCheckpointAt(em, changes, move, table);
-      if (table === null) {
-        forget();
-        return null;
-      }
-      remembered.rememberBatch(changes);
-      return changes;
+      if (table === null) forget();
+      return table === null ? null : changes;
     } catch (error) {
       forget();
       throw error;

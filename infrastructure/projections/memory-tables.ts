@@ -134,13 +134,17 @@ export const createMemoryTables = (stored: DocumentSource, { complete }: { reado
     if (target.unchanged.size > 0) target.unchanged.delete(id);
   };
 
-  /** What to write of `rows`, which are forgotten; the keys they leave in `written`. */
-  const handOver = (target: Table, rows: Map<string, object>): TableDrain | null => {
+  /**
+   * What to write of `rows`; the keys they leave in `written`. Unless `keep`, the rows are forgotten
+   * (handed over to be written out); kept, they stay held as the table will have them.
+   */
+  const handOver = (target: Table, rows: Map<string, object>, keep: boolean): TableDrain | null => {
     const { entity, unchanged, written } = target;
     const replaced: string[] = [];
     const kept = new Map<string, object>();
     for (const [id, row] of rows) {
-      if (unchanged.delete(id)) continue;
+      if (keep ? unchanged.has(id) : unchanged.delete(id)) continue;
+      if (keep) unchanged.add(id);
       if (written.has(id)) replaced.push(id);
       if (row === GONE) written.delete(id);
       else {
@@ -149,6 +153,15 @@ export const createMemoryTables = (stored: DocumentSource, { complete }: { reado
       }
     }
     return replaced.length > 0 || kept.size > 0 ? { entity, replaced, rows: kept } : null;
+  };
+
+  /** Rows a live runner no longer holds: it will read them again if an event changes them. */
+  const forget = (target: Table, rows: Map<string, object>) => {
+    for (const [id, row] of rows) {
+      if (row !== GONE) for (const index of target.indexes) index.move(id, row, null);
+      target.written.delete(id);
+      target.unchanged.delete(id);
+    }
   };
 
   return {
@@ -216,7 +229,7 @@ export const createMemoryTables = (stored: DocumentSource, { complete }: { reado
     /** Hands over the rows no event changed since the last eviction; the others wait for the next. */
     evict(): TableDrain[] {
       return [...tables.values()].flatMap((target) => {
-        const drain = handOver(target, target.old);
+        const drain = handOver(target, target.old, false);
         target.old = target.young;
         target.young = new Map();
         return drain ? [drain] : [];
@@ -226,9 +239,26 @@ export const createMemoryTables = (stored: DocumentSource, { complete }: { reado
     /** Hands over every row held. */
     drain(): TableDrain[] {
       return [...tables.values()].flatMap((target) => {
-        const drains = [handOver(target, target.old), handOver(target, target.young)];
+        const drains = [handOver(target, target.old, false), handOver(target, target.young, false)];
         target.old = new Map();
         target.young = new Map();
+        return drains.filter((drain) => drain !== null);
+      });
+    },
+
+    /**
+     * For a live runner's batch: hands over the rows it changed and keeps every row held as the table
+     * will have it once they are written, for the next batch to fold from. A table whose recent span
+     * holds more than `keep` rows starts a new one and forgets the span before.
+     */
+    commit(keep: number): TableDrain[] {
+      return [...tables.values()].flatMap((target) => {
+        const drains = [handOver(target, target.old, true), handOver(target, target.young, true)];
+        if (target.young.size > keep) {
+          forget(target, target.old);
+          target.old = target.young;
+          target.young = new Map();
+        }
         return drains.filter((drain) => drain !== null);
       });
     },
