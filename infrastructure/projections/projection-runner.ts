@@ -194,7 +194,7 @@ export const createProjectionRunner = ({
    * Where to go on from after a failure: the table's checkpoint, which may stand behind what this
    * runner applied. Read models commit without waiting for the disk, so a database that crashed
    * and came back has lost its last commits, acknowledged as they were; they are applied again,
-   * with rows remembered afresh.
+   * with rows held afresh. In turn with the writes of moves, so none lands after it.
    */
   const reloadCheckpoint = async () => {
     const stored = await loadCheckpoint();
@@ -213,7 +213,7 @@ export const createProjectionRunner = ({
     const delay = Math.min(30_000, 250 * 2 ** attempt);
     log.error({ err: error, retryInMs: delay }, 'projection subscription ended; resubscribing from the checkpoint');
     retryTimer = setTimeout(() => {
-      void reloadCheckpoint().then(
+      void inTurn(reloadCheckpoint).then(
         () => {
           if (!stopped) follow(attempt + 1);
         },
@@ -252,7 +252,7 @@ export const createProjectionRunner = ({
     name: projection.name,
     async start() {
       stopped = false;
-      // Made afresh at each start: rows remembered before a stop may have changed meanwhile.
+      // Made afresh at each start: rows held before a stop may have changed meanwhile.
       applyAtCheckpoint = projection.applierAtCheckpoint?.();
       leftAt = await loadCheckpoint();
       advanceTo(leftAt);

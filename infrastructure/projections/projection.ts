@@ -36,7 +36,7 @@ export interface Projection {
    * A runner's own way to apply a batch outside any transaction, reading rows as they stand (or as
    * its earlier batches left them), and to move the checkpoint from `move.from` to `move.to` in the
    * same statement as the writes, which takes effect only if the checkpoint still stands at `from`;
-   * null when it had moved (and nothing was written). One per runner: it may remember rows.
+   * null when it had moved (and nothing was written). One per runner: it may hold rows between batches.
    */
   applierAtCheckpoint?(): ApplyAtCheckpoint;
   /**
