@@ -2,8 +2,8 @@ import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import { changesOf, concerns, foldBatch, foldInto, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
-import { createMemoryTables } from './memory-tables.js';
+import { concerns, type DocumentProjection, type DocumentSource, type TableChanges } from './document-projection.js';
+import { changesOf, createMemoryTables, foldBatch, foldInto } from './memory-tables.js';
 import { CHECKPOINTS, type CheckpointMove, type Projection } from './projection.js';
 
 /**

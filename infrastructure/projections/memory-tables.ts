@@ -1,6 +1,6 @@
 import type { EntityName } from '@mikro-orm/core';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import type { DocumentFold, DocumentProjection, DocumentSource } from './document-projection.js';
+import type { DocumentFold, DocumentProjection, DocumentSource, TableChanges } from './document-projection.js';
 import { createValueIndex, type ValueIndex } from './value-index.js';
 
 /**
@@ -266,3 +266,49 @@ export const createMemoryTables = (stored: DocumentSource, { complete }: { reado
 };
 
 export type MemoryTables = ReturnType<typeof createMemoryTables>;
+
+/**
+ * Folds a batch of events into the rows `memory` holds. The rows the events name and memory does not
+ * hold are read first, one read per table (twice where a fold names rows by a related one, e.g. a
+ * deletion's account by its stored file); rows an event makes anew are not read; only what no pass
+ * foresaw (a fan-out) is read when the fold meets it.
+ */
+export const foldInto = async <E extends DomainEvent>(memory: MemoryTables, projection: DocumentProjection<E>, events: readonly RecordedEvent[]): Promise<void> => {
+  const handled = events.filter(projection.canHandle);
+  for (let pass = 0; pass < 2; pass++) {
+    const wanted = new Map<EntityName<object>, Set<string>>();
+    const want = (entity: EntityName<object>, id: string) => wanted.set(entity, (wanted.get(entity) ?? new Set<string>()).add(id));
+    let unresolved = false;
+    for (const event of handled) {
+      for (const each of projection.folds) {
+        const relatedId = each.related?.id(event) ?? null;
+        const related = each.related && relatedId !== null ? memory.peek(each.related.entity, relatedId) : null;
+        if (related === undefined && each.related && relatedId !== null) {
+          want(each.related.entity, relatedId);
+          unresolved = true;
+          continue;
+        }
+        for (const selector of each.documents(event, related ?? null)) {
+          if (typeof selector !== 'string' || memory.peek(each.entity, selector) !== undefined) continue;
+          // Made anew before anything in the batch reads it: what is stored does not matter.
+          if (each.makesAnew?.(event) && !wanted.get(each.entity)?.has(selector)) memory.startAnew(each.entity, selector);
+          else want(each.entity, selector);
+        }
+      }
+    }
+    for (const [entity, ids] of wanted) await memory.load(entity, [...ids]);
+    if (!unresolved) break;
+  }
+  await memory.fold(projection, handled);
+};
+
+/** What memory tables hand over, as the statements of a live batch write it: upserts, and deletes of rows that went. */
+export const changesOf = (drains: readonly TableDrain[]): TableChanges[] =>
+  drains.map(({ entity, replaced, rows }) => ({ entity, upserts: rows, deletes: replaced.filter((id) => !rows.has(id)) }));
+
+/** Folds a batch of events into the rows they change, read from `source`, with the fold the rebuild runs. */
+export const foldBatch = async <E extends DomainEvent>(projection: DocumentProjection<E>, events: readonly RecordedEvent[], source: DocumentSource): Promise<TableChanges[]> => {
+  const memory = createMemoryTables(source, { complete: false });
+  await foldInto(memory, projection, events);
+  return changesOf(memory.drain());
+};

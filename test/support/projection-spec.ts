@@ -1,7 +1,8 @@
 import type { EntityName } from '@mikro-orm/core';
 import { expect } from 'vitest';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import { foldBatch, type DocumentProjection, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import type { DocumentProjection, DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import { foldBatch } from '../../infrastructure/projections/memory-tables.js';
 
 /**
  * Projection specs in the style of emmett's PostgreSQLProjectionSpec, on the pure folds alone:

@@ -3,7 +3,8 @@ import { accountStream, type AccountOpened } from '../../domain/accounts/account
 import { renderStream } from '../../domain/renders/render-events.js';
 import { accountRowChangedBy, accountsProjection } from '../../infrastructure/projections/accounts-projection.js';
 import { AccountRow, ApiKeyRow, StoredFileRow, UrlSigningKeyRow } from '../../infrastructure/read-models/entities.js';
-import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import type { DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import { foldBatch } from '../../infrastructure/projections/memory-tables.js';
 import { on, projectionSpec, recorder, rows } from '../support/projection-spec.js';
 import { renderCompleted } from '../support/render-events.js';
 

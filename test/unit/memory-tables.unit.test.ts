@@ -1,8 +1,8 @@
 import type { EntityName } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
 import type { DomainEvent, RecordedEvent } from '../../domain/shared/events.js';
-import { changesOf, fold, foldInto, type DocumentProjection, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
-import { createMemoryTables } from '../../infrastructure/projections/memory-tables.js';
+import { fold, type DocumentProjection, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import { changesOf, createMemoryTables, foldInto } from '../../infrastructure/projections/memory-tables.js';
 
 /** Any entity: the rows are told apart by table. */
 const TABLE: EntityName<object> = class Row {};

@@ -3,7 +3,8 @@ import { foldResultView } from '../../application/results/result-view.js';
 import { renderStream, type RenderEvent } from '../../domain/renders/render-events.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { ResultRow } from '../../infrastructure/read-models/entities.js';
-import { foldBatch, type DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import type { DocumentSource } from '../../infrastructure/projections/document-projection.js';
+import { foldBatch } from '../../infrastructure/projections/memory-tables.js';
 import { on, projectionSpec, recorder, rows } from '../support/projection-spec.js';
 import { renderCompleted, renderRequested } from '../support/render-events.js';
 
