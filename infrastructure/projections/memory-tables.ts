@@ -33,7 +33,7 @@ interface Table {
   old: Map<string, object>;
   /** Keys held that were read back and not changed since: an eviction need not write them again. */
   readonly unchanged: Set<string>;
-  /** Keys that have a row in the table. */
+  /** Keys that have a row in the table (or may have: a row a live batch makes anew without reading it). */
   readonly written: Set<string>;
   /**
    * Keys by their rows' values of some columns, for the fan-outs on those columns (by the column
