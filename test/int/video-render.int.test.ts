@@ -131,7 +131,8 @@ describe('video rendering on a virtual clock (Chromium + ffmpeg)', () => {
     // The CSS animation follows the same clock: at frame i the box has slid i/50 of the way.
     for (const index of [0, 10, 25, 49]) {
       const expected = ((index / fps) * 1000 * (width - BOX)) / durationMs;
-      expect(Math.abs(boxLeftOf(frames[index] ?? Buffer.alloc(0), width) - expected)).toBeLessThanOrEqual(2);
+      const left = boxLeftOf(frames[index] ?? Buffer.alloc(0), width);
+      expect(Math.abs(left - expected), `frame ${index}: the box's left edge at ${left} px, expected ${expected} px`).toBeLessThanOrEqual(2);
     }
   });
 
