@@ -24,7 +24,13 @@ export const createValueIndex = (columns: readonly string[]): ValueIndex => {
     add,
     move(id, previous, row) {
       if (previous !== null && row !== null && unchanged(previous, row)) return;
-      if (previous !== null) entries.get(valuesOf(previous))?.delete(id);
+      if (previous !== null) {
+        const values = valuesOf(previous);
+        const ids = entries.get(values);
+        ids?.delete(id);
+        // Emptied entries go too: a live runner's index would otherwise keep every value it ever held.
+        if (ids?.size === 0) entries.delete(values);
+      }
       if (row !== null) add(row, id);
     },
     keys: (where) => [...(entries.get(valuesOf(where)) ?? [])],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createValueIndex } from '../../infrastructure/projections/value-index.js';
 
-describe('value index (a rebuild\'s fan-outs over rows in memory)', () => {
+describe('value index (fan-outs over rows in memory)', () => {
   it('finds rows by several columns and follows them as they change or go', () => {
     const index = createValueIndex(['orgId', 'storageKey']);
     const a = { orgId: 'org-1', storageKey: 'k1' };
