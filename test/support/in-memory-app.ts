@@ -30,6 +30,8 @@ const notComposed = <Service extends object>(name: string): Service =>
 
 export interface InMemoryApp extends ApiSpecTarget {
   readonly world: ReturnType<typeof createWorld>;
+  /** The use cases the edges call, for what a test sets up without HTTP. */
+  readonly services: AppServices;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export const startInMemoryApp = async (): Promise<InMemoryApp> => {
 
   return {
     world,
+    services,
     eventStore,
     waitFor: (position) => progress.waitFor(position),
     call: apiCaller(server.url, apiKey),
