@@ -6,10 +6,12 @@ import { createRequestListService } from '../../application/results/list-v1-requ
 import { createResultService } from '../../application/results/result-service.js';
 import { createSettingsService } from '../../application/settings/settings-service.js';
 import { createTemplateService } from '../../application/templates/template-service.js';
+import { createUrlSigningService } from '../../application/url-signing/url-signing-service.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { createLogger } from '../../infrastructure/config/logger.js';
 import { sha256ApiKeyCodec } from '../../infrastructure/security/api-key-codec.js';
 import { mustacheMergeFields } from '../../infrastructure/templates/mustache-merge-fields.js';
+import { randomUrlSigningSecrets } from '../../infrastructure/security/random-url-signing-secrets.js';
 import { randomWebhookSecrets } from '../../infrastructure/webhooks/random-webhook-secrets.js';
 import type { AppServices } from '../../interfaces/http/app-services.js';
 import { createHttpApp } from '../../interfaces/rest/app.js';
@@ -19,8 +21,8 @@ import type { ApiSpecTarget } from './api-spec.js';
 import { apiCaller } from './http-call.js';
 
 /**
- * A use case the in-memory world does not compose (uploads, fonts, batches, audit, signed URLs and
- * captures need parsers, files or the real log): asked anyway, it answers 503 in the spec's shape,
+ * A use case the in-memory world does not compose (uploads, fonts, batches, audit and captures need
+ * parsers, files or the real log): asked anyway, it answers 503 in the spec's shape,
  * so a test that strays there fails saying so.
  */
 const notComposed = <Service extends object>(name: string): Service =>
@@ -30,6 +32,10 @@ const notComposed = <Service extends object>(name: string): Service =>
 
 export interface InMemoryApp extends ApiSpecTarget {
   readonly world: ReturnType<typeof createWorld>;
+  /** Where it listens, on a free loopback port. */
+  readonly url: string;
+  /** A key of the bootstrap organization. */
+  readonly apiKey: string;
   /** The use cases the edges call, for what a test sets up without HTTP. */
   readonly services: AppServices;
   close(): Promise<void>;
@@ -67,7 +73,15 @@ export const startInMemoryApp = async (): Promise<InMemoryApp> => {
     uploads: notComposed('uploads'),
     captures: notComposed('captures'),
     audit: notComposed('audit'),
-    urlSigning: notComposed('urlSigning'),
+    urlSigning: createUrlSigningService({
+      ...commandDeps,
+      signingKeys: readModels.signingKeys,
+      templates: readModels.templates,
+      progress,
+      generator: randomUrlSigningSecrets,
+      secretSealer: sealer,
+      publicBaseUrl: 'http://in-memory.test',
+    }),
     batches: notComposed('batches'),
     rateLimits: { windowMs: 60_000, store: new MemoryStore(), limitFor: async () => 0, signedViewsPerClient: 0 },
     health: ready,
@@ -79,6 +93,8 @@ export const startInMemoryApp = async (): Promise<InMemoryApp> => {
 
   return {
     world,
+    url: server.url,
+    apiKey,
     services,
     eventStore,
     waitFor: (position) => progress.waitFor(position),

@@ -12,6 +12,8 @@ import type {
   TemplateReadModel,
   TemplateView,
   UploadView,
+  UrlSigningKeyReadModel,
+  UrlSigningKeyView,
 } from '../../application/ports/read-models.js';
 import type { ApiKeyScope } from '../../domain/accounts/account-events.js';
 import type { FontFormat, FontStyle, ImageUploadType } from '../../domain/accounts/asset-events.js';
@@ -23,7 +25,7 @@ import type { DocumentProjection, DocumentSource } from '../../infrastructure/pr
 import { foldBatch } from '../../infrastructure/projections/memory-tables.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { templatesProjection } from '../../infrastructure/projections/templates-projection.js';
-import { AccountRow, ApiKeyRow, FontRow, ResultRow, TemplateRow, UploadRow } from '../../infrastructure/read-models/entities.js';
+import { AccountRow, ApiKeyRow, FontRow, ResultRow, TemplateRow, UploadRow, UrlSigningKeyRow } from '../../infrastructure/read-models/entities.js';
 
 /**
  * The read models of an in-memory event store, for application services' unit tests: the real
@@ -106,6 +108,7 @@ export interface InMemoryReadModels {
   readonly results: ResultReadModel;
   readonly accounts: AccountReadModel;
   readonly assets: AssetReadModel;
+  readonly signingKeys: UrlSigningKeyReadModel;
   /** Waits as the projection set does: true once the tables passed `position`, false while they are paused short of it. */
   readonly progress: ProjectionProgress;
   /** Folds everything appended so far, even while paused. */
@@ -273,11 +276,29 @@ export const createInMemoryReadModels = (eventStore: EventStore): InMemoryReadMo
     },
   };
 
+  const signingKeyView = (row: UrlSigningKeyRow): UrlSigningKeyView => ({ ...row, rotatedAt: row.rotatedAt ?? null, revokedAt: row.revokedAt ?? null });
+  const signingKeys: UrlSigningKeyReadModel = {
+    list: async (orgId) =>
+      [...table(UrlSigningKeyRow).values()]
+        .filter((row) => row.orgId === orgId)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+        .map(signingKeyView),
+    get: async (orgId, keyId) => {
+      const row = table(UrlSigningKeyRow).get(keyId);
+      return row?.orgId === orgId ? signingKeyView(row) : null;
+    },
+    lookup: async (keyId) => {
+      const row = table(UrlSigningKeyRow).get(keyId);
+      return row ? signingKeyView(row) : null;
+    },
+  };
+
   return {
     templates,
     results,
     accounts,
     assets,
+    signingKeys,
     progress,
     catchUp,
     pause: () => {

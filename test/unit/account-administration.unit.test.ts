@@ -2,15 +2,16 @@ import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../../interfaces/trpc/app-router.js';
 import { expectError } from '../support/expect-error.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startInMemoryApp, type InMemoryApp } from '../support/in-memory-app.js';
 
 /*
  * Account administration (URL-signing keys, signed URLs, settings, the webhook secret) needs the
  * admin scope, over REST and tRPC alike: a render-only key, the kind published in <img> URLs, can
- * render and nothing more, and a key with every other scope cannot administer either.
+ * render and nothing more, and a key with every other scope cannot administer either. Over the
+ * in-memory world: the same express app, tRPC router and use cases as `npm start`.
  */
 
-let app: TestApp;
+let app: InMemoryApp;
 let orgId: string;
 let renderOnly: string;
 let allButAdmin: string;
@@ -18,9 +19,9 @@ let signingKeyId: string;
 let templateId: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startInMemoryApp();
   orgId = (await app.call('GET', '/trpc/ping')).body.result.data.orgId;
-  const { accounts } = app.runtime.services;
+  const { accounts } = app.services;
   renderOnly = (await accounts.issueApiKey(orgId, { label: 'published in img URLs', scopes: ['render'] })).key;
   allButAdmin = (await accounts.issueApiKey(orgId, { label: 'no admin', scopes: ['render', 'templates', 'audit'] })).key;
   const created = await app.call('POST', '/api/v2/url-signing-keys');
@@ -72,18 +73,18 @@ const trpcFailure = async (call: () => Promise<unknown>) => {
 
 describe('account administration', () => {
   it('is a 403 in the spec shape for a render-only key and for a key with every scope but admin, over REST, changing nothing', async () => {
-    const head = await app.runtime.eventStore.headPosition();
+    const head = await app.eventStore.headPosition();
     for (const key of [renderOnly, allButAdmin]) {
       for (const [method, path, body] of restAdministration()) {
         const refused = await app.call(method, path, { key, body });
         expectError(refused, 403, /^missing scope: admin$/);
       }
     }
-    expect(await app.runtime.eventStore.headPosition()).toBe(head);
+    expect(await app.eventStore.headPosition()).toBe(head);
   });
 
   it('is a FORBIDDEN over tRPC for the same keys, with the REST error body and no stack', async () => {
-    const head = await app.runtime.eventStore.headPosition();
+    const head = await app.eventStore.headPosition();
     for (const key of [renderOnly, allButAdmin]) {
       for (const call of trpcAdministration(key)) {
         const error = await trpcFailure(call);
@@ -92,11 +93,11 @@ describe('account administration', () => {
         expect(error.data).not.toHaveProperty('stack');
       }
     }
-    expect(await app.runtime.eventStore.headPosition()).toBe(head);
+    expect(await app.eventStore.headPosition()).toBe(head);
   });
 
   it('works for a key with the admin scope, and a render-only key still renders and reads its usage', async () => {
-    const admin = (await app.runtime.services.accounts.issueApiKey(orgId, { label: 'admin only', scopes: ['admin'] })).key;
+    const admin = (await app.services.accounts.issueApiKey(orgId, { label: 'admin only', scopes: ['admin'] })).key;
     for (const [method, path, body] of restAdministration()) {
       const answer = await app.call(method, path, { key: admin, body });
       expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(200);
@@ -104,7 +105,7 @@ describe('account administration', () => {
     const secret = await trpc(admin).account.webhookSecret.query();
     expect(secret.secret).toEqual(expect.any(String));
     expect((await app.call('GET', '/api/v1/usage', { key: renderOnly })).status).toBe(200);
-    // Not a 403: the render scope admits it (there is no worker here, so it is refused later, for another reason).
+    // Not a 403: the render scope admits it; it is refused later, for another reason.
     const render = await app.call('POST', '/api/v2/render', { key: renderOnly, body: { template: 'no-such-template' } });
     expectError(render, 400, /no template/);
   });
