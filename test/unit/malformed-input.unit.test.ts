@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startInMemoryApp, type InMemoryApp } from '../support/in-memory-app.js';
 
 /*
  * Input no route can use is refused in one place, before any route runs: a 400 (or 413) in the
- * spec's error shape, and nothing written. Each of these answered 500 before.
+ * spec's error shape, and nothing written. Each of these answered 500 before. Over the in-memory world: the same express app as `npm start`.
  */
 
-let app: TestApp;
+let app: InMemoryApp;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startInMemoryApp();
 });
 
 afterAll(async () => {

@@ -1,11 +1,16 @@
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../../interfaces/trpc/app-router.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startInMemoryApp, type InMemoryApp } from '../support/in-memory-app.js';
 
-let app: TestApp;
+/*
+ * The typed tRPC client as internal consumers build it, over the in-memory world: the same tRPC
+ * router, route table and use cases as `npm start`.
+ */
+
+let app: InMemoryApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startInMemoryApp();
 });
 afterAll(async () => {
   await app?.close();
@@ -173,11 +178,11 @@ describe('tRPC typed client: authentication', () => {
   });
 
   it('answers FORBIDDEN for a revoked key that worked before', async () => {
-    const orgId = await app.runtime.services.accounts.openOrganization({ name: 'revocable' });
-    const issued = await app.runtime.services.accounts.issueApiKey(orgId, { label: 'soon revoked' });
+    const orgId = await app.services.accounts.openOrganization({ name: 'revocable' });
+    const issued = await app.services.accounts.issueApiKey(orgId, { label: 'soon revoked' });
     const client = clientFor(issued.key);
     expect(await client.ping.query()).toEqual({ orgId });
-    await app.runtime.services.accounts.revokeApiKey(orgId, issued.keyId);
+    await app.services.accounts.revokeApiKey(orgId, issued.keyId);
     await expectFailure(() => client.ping.query(), 'FORBIDDEN', 403);
   });
 });
