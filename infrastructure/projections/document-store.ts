@@ -159,10 +159,11 @@ const ROWS_PER_TABLE = 256;
  * the rows are forgotten and read afresh.
  */
 const applierAtCheckpoint = <E extends DomainEvent>(projection: DocumentProjection<E>) => {
-  let em: EntityManager | undefined;
+  /** The tables as the batch in progress reads them, through its own entity manager (set before each fold). */
+  let batchSource: DocumentSource;
   const source: DocumentSource = {
-    load: (entity, ids) => ormSource(em as EntityManager).load(entity, ids),
-    find: (entity, wheres) => ormSource(em as EntityManager).find(entity, wheres),
+    load: (entity, ids) => batchSource.load(entity, ids),
+    find: (entity, wheres) => batchSource.find(entity, wheres),
   };
   let memory = createMemoryTables(source, { complete: false });
   /** The checkpoint table the rows held belong with; null while nothing is held. */
@@ -171,8 +172,8 @@ const applierAtCheckpoint = <E extends DomainEvent>(projection: DocumentProjecti
     memory = createMemoryTables(source, { complete: false });
     table = null;
   };
-  return async (batchEm: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<readonly TableChanges[] | null> => {
-    em = batchEm;
+  return async (em: EntityManager, events: readonly RecordedEvent[], move: CheckpointMove): Promise<readonly TableChanges[] | null> => {
+    batchSource = ormSource(em);
     try {
       await foldInto(memory, projection, events);
       const changes = changesOf(memory.commit(ROWS_PER_TABLE));

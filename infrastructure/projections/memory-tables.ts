@@ -253,13 +253,14 @@ export const createMemoryTables = (stored: DocumentSource, { complete }: { reado
      */
     commit(keep: number): TableDrain[] {
       return [...tables.values()].flatMap((target) => {
-        const drains = [handOver(target, target.old, true), handOver(target, target.young, true)];
+        // Only the recent span can hold changes: a row an event reads or changes is moved into it first.
+        const drain = handOver(target, target.young, true);
         if (target.young.size > keep) {
           forget(target, target.old);
           target.old = target.young;
           target.young = new Map();
         }
-        return drains.filter((drain) => drain !== null);
+        return drain ? [drain] : [];
       });
     },
   };
