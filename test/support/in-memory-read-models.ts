@@ -13,7 +13,6 @@ import type {
   TemplateView,
   UploadView,
   UrlSigningKeyReadModel,
-  UrlSigningKeyView,
 } from '../../application/ports/read-models.js';
 import type { ApiKeyScope } from '../../domain/accounts/account-events.js';
 import type { FontFormat, FontStyle, ImageUploadType } from '../../domain/accounts/asset-events.js';
@@ -26,6 +25,7 @@ import { foldBatch } from '../../infrastructure/projections/memory-tables.js';
 import { resultsProjection } from '../../infrastructure/projections/results-projection.js';
 import { templatesProjection } from '../../infrastructure/projections/templates-projection.js';
 import { AccountRow, ApiKeyRow, FontRow, ResultRow, TemplateRow, UploadRow, UrlSigningKeyRow } from '../../infrastructure/read-models/entities.js';
+import { toUrlSigningKeyView } from '../../infrastructure/read-models/url-signing-key-read-model.js';
 
 /**
  * The read models of an in-memory event store, for application services' unit tests: the real
@@ -276,20 +276,19 @@ export const createInMemoryReadModels = (eventStore: EventStore): InMemoryReadMo
     },
   };
 
-  const signingKeyView = (row: UrlSigningKeyRow): UrlSigningKeyView => ({ ...row, rotatedAt: row.rotatedAt ?? null, revokedAt: row.revokedAt ?? null });
   const signingKeys: UrlSigningKeyReadModel = {
     list: async (orgId) =>
       [...table(UrlSigningKeyRow).values()]
         .filter((row) => row.orgId === orgId)
         .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
-        .map(signingKeyView),
+        .map(toUrlSigningKeyView),
     get: async (orgId, keyId) => {
       const row = table(UrlSigningKeyRow).get(keyId);
-      return row?.orgId === orgId ? signingKeyView(row) : null;
+      return row?.orgId === orgId ? toUrlSigningKeyView(row) : null;
     },
     lookup: async (keyId) => {
       const row = table(UrlSigningKeyRow).get(keyId);
-      return row ? signingKeyView(row) : null;
+      return row ? toUrlSigningKeyView(row) : null;
     },
   };
 
