@@ -27,15 +27,15 @@ USER node
 COPY --chown=node:node package.json package-lock.json ./
 # npm install's postinstall applies them (patch-package).
 COPY --chown=node:node patches ./patches
-# Dev dependencies are included on purpose: tsx runs the TypeScript sources at run time.
+# Dev dependencies are included on purpose: vite builds the studio below.
 # `npm install` rather than `npm ci`: the lock file is written on mirrors without other platforms' optional packages.
 RUN npm install --include=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --chown=node:node . .
 # The workflow bundles are built once here, not by every worker at start; the studio page too. With
 # tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), set WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.traced.json.
-RUN node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.json \
-  && node --import tsx scripts/bundle-workflows.ts /app/workflow-bundle.traced.json --traced \
+RUN node --import ./infrastructure/system/typescript-imports.ts scripts/bundle-workflows.ts /app/workflow-bundle.json \
+  && node --import ./infrastructure/system/typescript-imports.ts scripts/bundle-workflows.ts /app/workflow-bundle.traced.json --traced \
   && node node_modules/vite/bin/vite.js build --config studio/vite.config.ts --logLevel warn
 
 # Two malloc arenas, not glibc's eight per core: every thread that allocates (libuv's sharp work, the
@@ -56,4 +56,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # V8 flags as infrastructure/system/node-flags.ts gives them (why: there).
-CMD ["node", "--max-semi-space-size=16", "--import", "tsx", "interfaces/cli/start.ts"]
+CMD ["node", "--max-semi-space-size=16", "--import", "./infrastructure/system/typescript-imports.ts", "interfaces/cli/start.ts"]

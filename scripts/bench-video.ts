@@ -41,6 +41,7 @@ import { openFramePage } from '../infrastructure/video/virtual-clock-page.js';
 import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
 import { startBenchService } from './bench-service.js';
+import { TYPESCRIPT_FLAGS } from '../infrastructure/system/node-flags.js';
 
 const DURATION_MS = 5_000;
 const FPS = 30;
@@ -228,7 +229,7 @@ const produceMs = async (client: Client, requestId: string) => {
  */
 const startWorkerProcess = async (env: Record<string, string>, core?: number): Promise<ChildProcess> => {
   const root = fileURLToPath(new URL('../', import.meta.url));
-  const command = [process.execPath, '--import', 'tsx', 'interfaces/cli/worker.ts'];
+  const command = [process.execPath, ...TYPESCRIPT_FLAGS, 'interfaces/cli/worker.ts'];
   const [program, ...args] = core === undefined ? command : ['taskset', '-c', String(core), ...command];
   const child = spawn(program ?? process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

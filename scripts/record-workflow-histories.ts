@@ -17,7 +17,7 @@ import { videoTaskQueueOf } from '../workflows/video-render.workflow.js';
  * Records the workflow histories that test/workflows/replay.workflow.test.ts replays, so that a
  * change to the workflows that would break workflows already running fails a test.
  *
- *   node --import tsx scripts/record-workflow-histories.ts
+ *   node --import ./infrastructure/system/typescript-imports.ts scripts/record-workflow-histories.ts
  *
  * For every patch ID in workflows/*.workflow.ts (patched / deprecatePatch) it records two histories
  * into test/workflows/histories/<workflowType>-<patchId>-<old|new>.json:

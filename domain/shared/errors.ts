@@ -30,14 +30,15 @@ export const failureCodeOf = (code: string | undefined): FailureCode =>
   code !== undefined && REPORTED_AS_THEMSELVES.has(code) ? (code as FailureCode) : 'failed';
 
 export class DomainError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    /** One human-readable line per problem, shown to the caller as `errors`. */
-    readonly details: readonly string[] = [],
-  ) {
+  readonly code: ErrorCode;
+  /** One human-readable line per problem, shown to the caller as `errors`. */
+  readonly details: readonly string[];
+
+  constructor(code: ErrorCode, message: string, details: readonly string[] = []) {
     super(message);
     this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
   }
 }
 
@@ -49,13 +50,12 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 5;
  * whoever refused (the browser pool from the work ahead of it), and sent to clients as Retry-After.
  */
 export class UnavailableError extends DomainError {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-    details: readonly string[] = [message],
-  ) {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number, details: readonly string[] = [message]) {
     super('unavailable', message, details);
     this.name = 'UnavailableError';
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -19,12 +19,14 @@ export interface EventSchemaRegistry {
 }
 
 export class EventSchemaViolation extends Error {
-  constructor(
-    readonly eventType: string,
-    readonly problems: readonly string[],
-  ) {
+  readonly eventType: string;
+  readonly problems: readonly string[];
+
+  constructor(eventType: string, problems: readonly string[]) {
     super(`event ${eventType} does not match its schema: ${problems.join('; ')}`);
     this.name = 'EventSchemaViolation';
+    this.eventType = eventType;
+    this.problems = problems;
   }
 }
 

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { DEFAULT_RETRY_AFTER_SECONDS, type DomainError, UnavailableError, validationError } from '../../domain/shared/errors.js';
 import type { ParsingOutcome, ParsingResults, ParsingTask } from './parsing-worker.js';
+import { TYPESCRIPT_FLAGS } from '../system/node-flags.js';
 
 /*
  * Uploaded files are parsed in worker threads, never on the thread that answers requests: a file
@@ -43,8 +44,8 @@ export interface ParsingPool {
 }
 
 const WORKER = new URL('./parsing-worker.ts', import.meta.url).href;
-/** The service runs its TypeScript through tsx, and so must its threads (whoever started this process: a test runner too). */
-const WORKER_EXEC_ARGV = ['--import', 'tsx'];
+/** Threads run the TypeScript sources as the service does (whoever started this process: a test runner too). */
+const WORKER_EXEC_ARGV = [...TYPESCRIPT_FLAGS];
 const YOUNG_GENERATION_MB = 16;
 /**
  * How long a new thread may take to start and load a parser, before the first file it parses: past

@@ -41,11 +41,12 @@ export class PostgresRateLimitStore implements Store {
   private claims = 0;
 
   /** `limitOf(key)` is the limit the key is held to (0: none), which sizes its claims. */
-  constructor(
-    connectionString: string,
-    private readonly limitOf: (key: string) => Promise<number>,
-    private readonly logger?: Logger,
-  ) {
+  private readonly limitOf: (key: string) => Promise<number>;
+  private readonly logger: Logger | undefined;
+
+  constructor(connectionString: string, limitOf: (key: string) => Promise<number>, logger?: Logger) {
+    this.limitOf = limitOf;
+    this.logger = logger;
     this.pool = new pg.Pool({ connectionString, max: 4, ...CONNECTION_BOUNDS });
     reportPoolErrors(this.pool, (message) => this.logger?.warn(`rate limit pool: ${message}`));
     // Processes starting together on a fresh database would collide creating the table: the lock orders them.

@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 /**
  * V8 flags every service process is launched with: package.json's start, api and worker scripts, the
  * image's CMD, docker-compose's commands and the benches' npm start (scripts/bench/npm-start-service.ts); test/unit/node-flags.unit.test.ts checks the first four.
@@ -10,3 +12,6 @@
  * and the process's RSS is much smaller.
  */
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
+
+/** What lets node run the TypeScript sources (typescript-imports.ts): for the threads and processes the service starts. */
+export const TYPESCRIPT_FLAGS = ['--import', fileURLToPath(new URL('./typescript-imports.ts', import.meta.url))] as const;

@@ -9,6 +9,7 @@ import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundI
 import type { Duration } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { freePort } from '../system/free-port.js';
+import { TYPESCRIPT_FLAGS } from '../system/node-flags.js';
 
 const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
@@ -96,7 +97,7 @@ const bundleScript = fileURLToPath(new URL('../../scripts/bundle-workflows.ts', 
  * long-running service should not carry for a one-off job at start.
  */
 export const bundleWorkflowsApart = async (target: string, { traced }: BundleChoice): Promise<void> => {
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', bundleScript, target, ...(traced ? ['--traced'] : [])]);
+  await promisify(execFile)(process.execPath, [...TYPESCRIPT_FLAGS, bundleScript, target, ...(traced ? ['--traced'] : [])]);
 };
 
 /** A bundle written at image build time (scripts/bundle-workflows.ts): a worker starts without bundling for seconds. */

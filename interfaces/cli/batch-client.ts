@@ -45,13 +45,14 @@ export interface BatchSubmission {
 
 /** The service refused a request: its `msg` and one line per problem. */
 export class ServiceError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly errors: readonly string[],
-  ) {
+  readonly status: number;
+  readonly errors: readonly string[];
+
+  constructor(message: string, status: number, errors: readonly string[]) {
     super(message);
     this.name = 'ServiceError';
+    this.status = status;
+    this.errors = errors;
   }
 
   /** What to tell the operator: the message, then each problem not already said by it. */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SERVICE_NODE_FLAGS } from '../../infrastructure/system/node-flags.js';
+import { SERVICE_NODE_FLAGS, TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 import { CARD_CSS, CARD_HTML, HEIGHT, WIDTH } from './card.js';
 
 export interface NpmStartService {
@@ -21,7 +21,7 @@ export interface NpmStartService {
  */
 export const startNpmStartService = async ({ dataDir, port, apiKey }: { dataDir: string; port: number; apiKey: string }): Promise<NpmStartService> => {
   const log = createWriteStream(path.join(dataDir, 'service.log'));
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'interfaces/cli/start.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...TYPESCRIPT_FLAGS, 'interfaces/cli/start.ts'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

@@ -174,7 +174,11 @@ export class FamilyCpu {
   /** Distinct processes seen per family, for the report (how many renderers came and went). */
   readonly seen = new Map<Family, Set<string>>();
 
-  constructor(private readonly options: FamilyCpuOptions) {}
+  private readonly options: FamilyCpuOptions;
+
+  constructor(options: FamilyCpuOptions) {
+    this.options = options;
+  }
 
   setRawBrowserPids(pids: readonly number[]): void {
     this.rawBrowserPids = new Set(pids);

@@ -12,6 +12,7 @@ import { resolveDatabaseUrl } from '../../infrastructure/postgres/embedded-postg
 import type { AppRouter } from '../../interfaces/trpc/app-router.js';
 import { at, writeScriptedHistory, type ScriptedHistory } from '../fixtures/scripted-history.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -20,7 +21,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const cli = async (args: readonly string[], env: Record<string, string>) => (await cliOutput(args, env)).stdout;
 
 const cliOutput = async (args: readonly string[], env: Record<string, string>) => {
-  const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'interfaces/cli/main.ts', ...args], {
+  const { stdout, stderr } = await run(process.execPath, [...TYPESCRIPT_FLAGS, 'interfaces/cli/main.ts', ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...env },
     maxBuffer: 64 * 1024 * 1024,
@@ -192,7 +193,7 @@ describe('npm run cli -- audit', () => {
     // The service reads the swapped-in tables.
     const page = await app.call('GET', '/api/v2/results?size=50', { key: keys.full });
     expect(page.body.totalElements).toBe(6);
-    // Three CLI processes, each starting node and tsx cold: 20 s apiece on a loaded 2-core machine.
+    // Three CLI processes, each loading the service's modules afresh: 20 s apiece on a loaded 2-core machine.
   }, 180_000);
 
   it('verifies the ledger and the hash chains, exiting 1 with each difference after an event was edited', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 /*
  * `batch submit` as an operator runs it: a child process that talks to the running service over
@@ -23,7 +24,7 @@ const cli = (args: readonly string[], env: Record<string, string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'interfaces/cli/main.ts', ...args],
+      [...TYPESCRIPT_FLAGS, 'interfaces/cli/main.ts', ...args],
       { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'error', ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );

@@ -14,6 +14,7 @@ import type { AppRouter } from '../../interfaces/trpc/app-router.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 import { expectedSignature, signaturesOf, verifyWithLibrary } from '../support/standard-webhooks.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 /*
  * Webhooks against a receiver in this process, through the whole service: a worker in this
@@ -283,7 +284,7 @@ describe('the webhook secret', () => {
   it('shows and rotates through the CLI', { timeout: 90_000 }, async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const cli = (...args: string[]) =>
-      promisify(execFile)(path.join(root, 'node_modules/.bin/node'), ['--import', 'tsx', 'interfaces/cli/main.ts', ...args], {
+      promisify(execFile)(path.join(root, 'node_modules/.bin/node'), [...TYPESCRIPT_FLAGS, 'interfaces/cli/main.ts', ...args], {
         cwd: root,
         env: { ...process.env, DATABASE_URL: app.runtime.config.DATABASE_URL, DATA_DIR: app.runtime.config.DATA_DIR, EVENTSTORE_URL: '', LOG_LEVEL: 'error' },
       });

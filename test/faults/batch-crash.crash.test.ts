@@ -12,6 +12,7 @@ import { callApi } from '../support/http-call.js';
 import { killGroup, startServiceProcess, stopServiceProcesses, type ServiceProcess } from '../support/service-process.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { childPids, killWorkerHost, startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 /*
  * A 1,000-row batch through `npm run api` and `npm run worker` as real processes, on a PostgreSQL and a
@@ -60,7 +61,7 @@ const isRunning = (child: ChildProcess) => child.exitCode === null && child.sign
 
 /** Starts host-server.ts's `kind` outside any namespace; resolves once it prints its ready line. */
 const startServer = async (kind: 'postgres' | 'temporal', options: Record<string, unknown>): Promise<Server> => {
-  const child = spawn(nodeBinary, ['--import', 'tsx', hostServerScript, kind, JSON.stringify({ host: '127.0.0.1', ...options })], {
+  const child = spawn(nodeBinary, [...TYPESCRIPT_FLAGS, hostServerScript, kind, JSON.stringify({ host: '127.0.0.1', ...options })], {
     cwd: root,
     // Its own process group: a kill reaches the server it started (PostgreSQL's postmaster and backends).
     detached: true,
@@ -420,7 +421,7 @@ describe('a batch whose worker, API, PostgreSQL and Temporal are killed in turn'
     expect(new Set(resultFiles.map((file) => path.dirname(file))).size).toBe(ROWS);
     expect([...resultFiles].sort()).toEqual([...keys].sort());
 
-    const { stdout } = await run(nodeBinary, ['--import', 'tsx', 'interfaces/cli/main.ts', 'audit', 'verify'], { cwd: root, env: { ...process.env, ...shared, LOG_LEVEL: 'warn' }, maxBuffer: 1 << 24 });
+    const { stdout } = await run(nodeBinary, [...TYPESCRIPT_FLAGS, 'interfaces/cli/main.ts', 'audit', 'verify'], { cwd: root, env: { ...process.env, ...shared, LOG_LEVEL: 'warn' }, maxBuffer: 1 << 24 });
     expect(stdout).toMatch(/0 hash chain breaks, 0 ledger differences/);
   });
 });

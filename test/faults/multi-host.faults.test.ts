@@ -16,6 +16,7 @@ import { sleep, waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, stopWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { killHostServer, startHostServer, type HostServer } from './support/host-servers.js';
 import { createNetwork, dropBetween, healDrops, isolate, NETWORK_CIDR, reconnect, removeNetwork, type HostName, type NetworkHost } from './support/network.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 /*
  * The scaled topology on hosts of its own (network namespaces on one bridge): PostgreSQL, Temporal,
@@ -65,7 +66,7 @@ let phase = 'warm-up';
 const call = (method: string, pathname: string, body?: unknown) => callApi(api.url, apiKey, method, pathname, body);
 
 const cli = async (...args: string[]) => {
-  const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/node'), ['--import', 'tsx', 'interfaces/cli/main.ts', ...args], {
+  const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/node'), [...TYPESCRIPT_FLAGS, 'interfaces/cli/main.ts', ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, EVENTSTORE_URL: '', SECRETS_ENCRYPTION_KEY: secretsKey, DATA_DIR: path.join(dataRoot, 'cli'), LOG_LEVEL: 'warn' },
     maxBuffer: 64 * 1024 * 1024,

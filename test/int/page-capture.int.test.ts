@@ -171,7 +171,8 @@ describe('captures on warm pages', () => {
 
   it('stops what a captured page still runs once it is captured', async () => {
     await capturer().capture(screenshotOf('/ticking', 40, 200), 'org-a');
-    expect(ticks).toBeGreaterThan(0);
+    // The page ticked while it was captured: on a busy machine its requests may still be on their way.
+    await until(() => ticks > 0);
     await until(() => pool.stats().inFlight === 0);
     // Requests the page sent before it was frozen may still arrive on a busy machine: once a quiet
     // spell comes (a page still ticking every 20 ms never has one), no request may follow it.

@@ -57,10 +57,13 @@ export const operationsOf = (document: OpenApiDocument): Operation[] =>
  * the runner resolves it to the `pick`-th entry of that pool when it sends the request.
  */
 export class KnownId {
-  constructor(
-    readonly pool: IdPoolName,
-    readonly pick: number,
-  ) {}
+  readonly pool: IdPoolName;
+  readonly pick: number;
+
+  constructor(pool: IdPoolName, pick: number) {
+    this.pool = pool;
+    this.pick = pick;
+  }
   toString() {
     return `known ${this.pool}[${this.pick}]`;
   }
@@ -73,7 +76,11 @@ export type IdPoolName = 'templates' | 'results' | 'files';
 
 /** Text that goes into the URL exactly as it is, already percent-encoded (or deliberately not). */
 export class RawText {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
   [fc.toStringMethod]() {
     return `raw(${JSON.stringify(this.text.length > 120 ? `${this.text.slice(0, 120)}…(${this.text.length})` : this.text)})`;
   }
@@ -81,7 +88,11 @@ export class RawText {
 
 /** A token written into a JSON body as it is: numbers JSON can spell but JavaScript cannot hold exactly. */
 export class JsonToken {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
   [fc.toStringMethod]() {
     return `json(${this.text})`;
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../infrastructure/system/free-port.js';
 import { sleep } from './wait-for.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const nodeBinary = path.join(root, 'node_modules/.bin/node');
@@ -48,13 +49,13 @@ export const killGroup = (child: ChildProcess) => {
 process.on('exit', () => children.forEach(killGroup));
 
 /**
- * Starts `node --import tsx interfaces/cli/<entry>.ts` (start: all in one; api: HTTP without
+ * Starts `node interfaces/cli/<entry>.ts` (with TYPESCRIPT_FLAGS) (start: all in one; api: HTTP without
  * Chromium) on a free port with `env` over this process's environment; resolves once /healthz is 200.
  */
 export const startServiceProcess = async (entry: 'start' | 'api', env: Record<string, string>, placement?: Placement): Promise<ServiceProcess> => {
   const port = await freePort();
   const host = placement?.host ?? '127.0.0.1';
-  const child = spawn(...placed(placement, nodeBinary, ['--import', 'tsx', `interfaces/cli/${entry}.ts`]), {
+  const child = spawn(...placed(placement, nodeBinary, [...TYPESCRIPT_FLAGS, `interfaces/cli/${entry}.ts`]), {
     cwd: root,
     // Its own process group, so a kill reaches everything it started.
     detached: true,

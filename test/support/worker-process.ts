@@ -6,6 +6,7 @@ import { exportsSpans } from '../../infrastructure/tracing/tracing.js';
 import { placed, type Placement } from './service-process.js';
 import { sleep } from './wait-for.js';
 import { workflowBundleFile } from './workflow-bundles.js';
+import { TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 
 /*
  * A render worker (`npm run worker`) as a real process that a test can kill like a lost machine
@@ -66,7 +67,7 @@ process.on('exit', () => workers.forEach(killWorkerHost));
 
 /** Starts `npm run worker` with `env` over this process's environment; resolves once it polls its task queue. */
 export const startWorkerProcess = async (env: Record<string, string>, placement?: Placement): Promise<WorkerProcess> => {
-  const child = spawn(...placed(placement, nodeBinary, ['--import', 'tsx', 'interfaces/cli/worker.ts']), {
+  const child = spawn(...placed(placement, nodeBinary, [...TYPESCRIPT_FLAGS, 'interfaces/cli/worker.ts']), {
     cwd: root,
     // Its own process group, so a kill reaches the worker and whatever it spawned in that group.
     detached: true,

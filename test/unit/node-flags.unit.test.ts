@@ -10,11 +10,11 @@ const launches = (): { where: string; flags: string[] }[] => {
   const found: { where: string; flags: string[] }[] = [];
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   for (const [name, script] of Object.entries(scripts)) {
-    const match = /\bnode ((?:--\S+ )*)--import tsx interfaces\/cli\/(?:start|api|worker)\.ts/.exec(script);
+    const match = /\bnode ((?:--\S+ )*)--import \.\/infrastructure\/system\/typescript-imports\.ts interfaces\/cli\/(?:start|api|worker)\.ts/.exec(script);
     if (match) found.push({ where: `package.json ${name}`, flags: (match[1] ?? '').trim().split(' ').filter(Boolean) });
   }
   for (const file of ['Dockerfile', 'docker-compose.yml']) {
-    for (const match of read(file).matchAll(/\["node", ((?:"--[^"]+", )*)"--import", "tsx", "interfaces\/cli\/(?:start|api|worker)\.ts"\]/g)) {
+    for (const match of read(file).matchAll(/\["node", ((?:"--[^"]+", )*)"--import", "\.\/infrastructure\/system\/typescript-imports\.ts", "interfaces\/cli\/(?:start|api|worker)\.ts"\]/g)) {
       found.push({ where: file, flags: [...(match[1] ?? '').matchAll(/"([^"]+)"/g)].map((flag) => flag[1] ?? '') });
     }
   }

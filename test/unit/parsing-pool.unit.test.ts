@@ -42,7 +42,7 @@ describe('the parsing pool', () => {
   }, 30_000);
 
   it("counts a file's parse in its time limit, not the thread's start or the parser's load", async () => {
-    // A new thread loads tsx, the service's modules and a DOM for the sanitizer: far more than this limit on any machine.
+    // A new thread loads the service's modules and a DOM for the sanitizer: more than this limit on a busy machine.
     const pool = poolWith({ timeLimitMs: 500 });
     expect(await pool.run({ kind: 'svg', content: svgBytes('<rect width="1" height="1"/>') }, refuseImage)).toMatch(/<rect width="1" height="1" ?\/>/);
     expect(await pool.run({ kind: 'font', content: FONT }, refuseFont)).toMatchObject({ format: 'ttf', family: 'DejaVu Sans Mono' });

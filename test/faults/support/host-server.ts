@@ -10,7 +10,7 @@ import { findMinioBinary, startMinio } from '../../support/minio-server.js';
 
 /*
  * One server of the fault test's network, run inside its host's namespace (`ip netns exec rsf-<host>
- * node --import tsx host-server.ts <kind> <options as JSON>`) with the project's own starters. It prints
+ * node --import typescript-imports.ts host-server.ts <kind> <options as JSON>`) with the project's own starters. It prints
  * one `ready <JSON>` line when it serves, and stops its server when its standard input closes, so it
  * never outlives the test. Kinds: postgres, temporal, minio, receiver (webhooks and a page to capture),
  * link (a TCP relay whose one-way delay the test sets with `delay <ms>` lines on standard input).

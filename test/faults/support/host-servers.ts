@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { killGroup, placed } from '../../support/service-process.js';
 import { waitFor } from '../../support/wait-for.js';
 import type { NetworkHost } from './network.js';
+import { TYPESCRIPT_FLAGS } from '../../../infrastructure/system/node-flags.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const nodeBinary = path.join(root, 'node_modules/.bin/node');
@@ -23,7 +24,7 @@ export interface HostServer<Details> {
 
 /** Starts a server of `kind` on `host` and resolves once it serves; its output is kept for the test's failure messages. */
 export const startHostServer = async <Details>(kind: HostServerKind, host: NetworkHost, options: Record<string, unknown>): Promise<HostServer<Details>> => {
-  const child = spawn(...placed(host, nodeBinary, ['--import', 'tsx', script, kind, JSON.stringify({ host: host.host, ...options })]), {
+  const child = spawn(...placed(host, nodeBinary, [...TYPESCRIPT_FLAGS, script, kind, JSON.stringify({ host: host.host, ...options })]), {
     cwd: root,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
