@@ -43,8 +43,8 @@ const parse = async ({ kind, content }: ParsingTask): Promise<ParsingResults[Par
   (await parserOf(kind))(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
 
 /**
- * By name, not class: Piscina loads this file through require and the parsers are imported as ES
- * modules, so an error a parser throws may come from a copy of the errors module of its own.
+ * By name, not class: Piscina loads this file through require, and whether the parsers it imports
+ * share its copy of the errors module is up to the loader (under tsx they did not).
  */
 const isRefusal = (error: unknown): error is DomainError => error instanceof Error && error.name === 'DomainError' && (error as DomainError).code === 'validation';
 
