@@ -96,19 +96,22 @@ describe('PostgreSQL event store: group commit', () => {
 
   it("hands a subscriber the store's own appends without reading them back, and another store's in between from the log, each once and in order", async () => {
     const url = await (databaseUrl ??= createTestDatabase());
-    const elsewhere = await createPostgresEventStore({ connectionString: url });
     const prefix = `own${randomUUID().replaceAll('-', '')}`;
-    const before = (await store.append(`${prefix}-start`, [envelope('Start')], 'no-stream')).position;
-    // Reads of the log, counted on pg's own client.
+    // The store under watch names its connections, so that only its reads are counted, not those of
+    // any other store this test process still has open.
+    const watched = await createPostgresEventStore({ connectionString: `${url}${url.includes('?') ? '&' : '?'}application_name=${prefix}` });
+    const elsewhere = await createPostgresEventStore({ connectionString: url });
+    const before = (await watched.append(`${prefix}-start`, [envelope('Start')], 'no-stream')).position;
+    // Reads of the log by the watched store, counted on pg's own client.
     const query = pg.Client.prototype.query;
     let logReads = 0;
-    pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
+    pg.Client.prototype.query = function countedQuery(this: pg.Client & { connectionParameters?: { application_name?: string } }, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      if (text?.includes('from events where position >')) logReads++;
+      if (this.connectionParameters?.application_name === prefix && text?.includes('from events where position >')) logReads++;
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     const received: number[] = [];
-    const subscription = store.subscribeToAll(before, async (events) => {
+    const subscription = watched.subscribeToAll(before, async (events) => {
       received.push(...events.filter((event) => event.streamName.startsWith(prefix)).map((event) => event.position));
     });
     try {
@@ -117,15 +120,15 @@ describe('PostgreSQL event store: group commit', () => {
       const readsBefore = logReads;
       const own: number[] = [];
       for (let index = 0; index < 3; index++) {
-        own.push((await store.append(`${prefix}-own-${index}`, [envelope('Own')], 'no-stream')).position);
-        own.push((await store.append(`${prefix}-own-${index}`, [envelope('Again')], 0)).position);
+        own.push((await watched.append(`${prefix}-own-${index}`, [envelope('Own')], 'no-stream')).position);
+        own.push((await watched.append(`${prefix}-own-${index}`, [envelope('Again')], 0)).position);
       }
       await vi.waitFor(() => expect(received).toEqual(own));
       // Neither the appends that create streams nor those that extend them were read back.
       expect(logReads).toBe(readsBefore);
 
       const theirs = (await elsewhere.append(`${prefix}-theirs`, [envelope('Theirs')], 'no-stream')).position;
-      const last = (await store.append(`${prefix}-own-last`, [envelope('Own')], 'no-stream')).position;
+      const last = (await watched.append(`${prefix}-own-last`, [envelope('Own')], 'no-stream')).position;
       await vi.waitFor(() => expect(received).toEqual([...own, theirs, last]));
       expect(logReads).toBeGreaterThan(readsBefore);
       await sleep(100);
@@ -134,6 +137,7 @@ describe('PostgreSQL event store: group commit', () => {
       pg.Client.prototype.query = query;
       await subscription.stop();
       await elsewhere.close();
+      await watched.close();
     }
   });
 
