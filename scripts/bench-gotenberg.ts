@@ -29,7 +29,7 @@ import { freePort } from '../infrastructure/system/free-port.js';
 import { mustacheMerger } from '../infrastructure/templates/mustache-merger.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
-import { cpu, median, ms, ratio, runConcurrent, statsOf, table, verdict, type Stats } from './bench/measure.js';
+import { cpu, median, ms, print, ratio, runConcurrent, statsOf, table, verdict, type Stats } from './bench/measure.js';
 import { MEMORY_FAMILIES, summedPss, watchPeakMemory, type MemorySample } from './bench/memory-sampler.js';
 import { createCardTemplate, startNpmStartService } from './bench/npm-start-service.js';
 import { chromiumBrowsersUnder, CLOCK_TICKS, readStat } from './bench/process-cpu.js';
@@ -60,7 +60,6 @@ const QUIET_WINDOW_MS = 2_000;
 const QUIET_SHARE = 0.1;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-const print = (text = '') => process.stdout.write(`${text}\n`);
 
 if (!GOTENBERG_BIN || !existsSync(GOTENBERG_BIN)) {
   process.stderr.write(

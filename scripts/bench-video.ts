@@ -42,6 +42,8 @@ import { createHttpApp } from '../interfaces/rest/app.js';
 import { listen } from '../interfaces/rest/http-server.js';
 import { startBenchService } from './bench-service.js';
 import { TYPESCRIPT_FLAGS } from '../infrastructure/system/node-flags.js';
+import { print, table } from './bench/measure.js';
+import { historyMs } from './bench/workflow-history.js';
 
 const DURATION_MS = 5_000;
 const FPS = 30;
@@ -63,15 +65,8 @@ const RENDER_TIMEOUT_MS = 300_000;
 const POLL_MS = 100;
 
 const run = promisify(execFile);
-const print = (text = '') => process.stdout.write(`${text}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
-
-const table = (header: readonly string[], rows: readonly (readonly string[])[]) => {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
-};
 
 /**
  * Motion graphics of the kind the canvas editor makes: a full-page background, shapes sliding,
@@ -211,9 +206,6 @@ const probe = async (file: string) => {
 };
 
 /** Wall-clock ms of a Temporal history timestamp. */
-const historyMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  time ? Number(String(time.seconds ?? 0)) * 1000 + (time.nanos ?? 0) / 1e6 : Number.NaN;
-
 /** How long the produceVideo activity ran, from the workflow's history. */
 const produceMs = async (client: Client, requestId: string) => {
   const events = (await client.workflow.getHandle(requestId).fetchHistory()).events ?? [];

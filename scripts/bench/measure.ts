@@ -72,6 +72,9 @@ export const latencyRow = (label: string, stats: Stats, raw: Stats | undefined, 
   raw ? `${((stats.perSecond / raw.perSecond) * 100).toFixed(0)}%` : '',
 ];
 
+/** One line of the report on stdout, written as soon as it is known. */
+export const print = (text = '') => process.stdout.write(`${text}\n`);
+
 export const table = (header: readonly string[], rows: readonly (readonly string[])[]) => {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
