@@ -57,6 +57,8 @@ export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) 
 export const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : '-');
 export const cpu = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : '-');
 export const verdict = (ok: boolean) => (ok ? 'ok' : 'MISS');
+/** A duration in ms as seconds, to the hundredth. */
+export const seconds = (value: number) => (value / 1000).toFixed(2);
 
 /**
  * A scenario's latency and throughput as a table row: n, p50, p95, rate, and against its raw

@@ -46,6 +46,8 @@ export const CLOCK_TICKS = (() => {
 
 export interface ProcStat {
   readonly pid: number;
+  /** The command name (comm): the program's file name, cut to 15 characters. */
+  readonly name: string;
   readonly ppid: number;
   /** Start time in clock ticks after boot: with the pid, a key no other process will ever have. */
   readonly start: string;
@@ -69,6 +71,7 @@ export const readStat = (pid: number): ProcStat | null => {
   const field = (n: number) => fields[n - 3] ?? '0';
   return {
     pid,
+    name: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')),
     state: field(3),
     ppid: Number(field(4)),
     ownTicks: Number(field(14)) + Number(field(15)),
@@ -120,16 +123,20 @@ const scan = (skip?: (pid: number) => boolean) => {
   return { stats, children: childrenOf(stats.values()) };
 };
 
-export const descendantsOf = (root: number): number[] => {
-  const { children } = scan();
-  const found: number[] = [];
+/** Every process started (directly or not) by process `root`, as /proc has it now. */
+export const descendantStats = (root: number): ProcStat[] => {
+  const { stats, children } = scan();
+  const found: ProcStat[] = [];
   const queue = [...(children.get(root) ?? [])];
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-    found.push(pid);
+    const stat = stats.get(pid);
+    if (stat) found.push(stat);
     queue.push(...(children.get(pid) ?? []));
   }
   return found;
 };
+
+export const descendantsOf = (root: number): number[] => descendantStats(root).map(({ pid }) => pid);
 
 /** The Chromium browser processes started (directly or not) by process `root`, with their command lines. */
 export const chromiumBrowsersUnder = (root: number) =>

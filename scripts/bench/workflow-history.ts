@@ -1,3 +1,5 @@
+import type { Client } from '@temporalio/client';
+
 /*
  * Reading a render's or a capture's Temporal workflow history (workflowId = requestId): its events'
  * types and times, and the local activities its markers record.
@@ -6,6 +8,9 @@
 /** Wall-clock ms of a Temporal history timestamp, sub-millisecond like the rest of the timings. */
 export const historyMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
   time ? Number(String(time.seconds ?? 0)) * 1000 + (time.nanos ?? 0) / 1e6 : Number.NaN;
+
+/** The events of a render's or a capture's workflow history so far. */
+export const workflowEvents = async (client: Client, workflowId: string) => (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 
 export interface LocalActivityMarker {
   readonly type: string;
