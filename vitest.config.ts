@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Tiers that reach real services; they share the one PostgreSQL the global setup starts. */
 const serviceTier = {
@@ -17,6 +18,20 @@ const serviceTier = {
  */
 const OWN_PROCESS = ['test/e2e/operations.e2e.test.ts'];
 
+/**
+ * The tiers in the order their files start: the service tiers' long files first, the unit files'
+ * short ones last, where they fill the workers the long ones leave idle at the end. Within a tier,
+ * vitest's own order (the slowest or, on a first run, the largest files first).
+ */
+const TIER_ORDER = ['e2e', 'e2e-own-process', 'int', 'workflow', 'unit'];
+class LongTiersFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const tier = (file: TestSpecification) => TIER_ORDER.indexOf(file.project.name);
+    // Array sort is stable: each tier keeps the order vitest gave its files.
+    return (await super.sort(files)).sort((a, b) => tier(a) - tier(b));
+  }
+}
+
 export default defineConfig({
   test: {
     // The machine this runs on has two cores, and services under test need CPU too; but a test file
@@ -25,9 +40,11 @@ export default defineConfig({
     maxWorkers: 3,
     // Declared once at the root, not per project, so a run spanning tiers starts one server.
     globalSetup: ['test/support/global-setup.ts'],
+    sequence: { sequencer: LongTiersFirst },
     projects: [
       // A unit test's timeout guards against a hang, not a slow machine: some compress fonts or draw barcodes, seconds of CPU on a busy one.
-      { test: { name: 'unit', include: ['test/unit/**/*.unit.test.ts'], pool: 'forks', testTimeout: 30_000 } },
+      // Unit files share their test process (no fresh import of the application per file): they hold no state between files.
+      { test: { name: 'unit', include: ['test/unit/**/*.unit.test.ts'], pool: 'forks', isolate: false, testTimeout: 30_000 } },
       // Each file starts a Temporal server of its own; its workflows retry in real time, in milliseconds.
       { test: { name: 'workflow', include: ['test/workflows/**/*.workflow.test.ts'], pool: 'forks', testTimeout: 30_000, hookTimeout: 60_000 } },
       { test: { name: 'int', include: ['test/int/**/*.int.test.ts'], ...serviceTier } },
