@@ -149,6 +149,7 @@ export interface RunningWorker {
 }
 
 let sdkMetricsUrl: Promise<string> | undefined;
+const FREE_METRICS_PORT_ATTEMPTS = 5;
 
 /**
  * The SDK logs every worker state change at INFO; the service's own logs say what matters. Its
@@ -158,12 +159,21 @@ let sdkMetricsUrl: Promise<string> | undefined;
  */
 const installRuntime = (metricsBindAddress: string | undefined): Promise<string> =>
   (sdkMetricsUrl ??= (async () => {
-    const bindAddress = metricsBindAddress ?? `127.0.0.1:${await freePort()}`;
-    Runtime.install({
-      logger: new DefaultLogger('WARN'),
-      telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true, useSecondsForDurations: true } } },
-    });
-    return `http://${bindAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`;
+    for (let attempt = 1; ; attempt++) {
+      const bindAddress = metricsBindAddress ?? `127.0.0.1:${await freePort()}`;
+      try {
+        Runtime.install({
+          logger: new DefaultLogger('WARN'),
+          telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true, useSecondsForDurations: true } } },
+        });
+        return `http://${bindAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`;
+      } catch (error) {
+        // A port found free can be taken by another process before the core binds it; the runtime
+        // is installed only once it binds, so another free port is tried. A configured address is not.
+        const taken = metricsBindAddress === undefined && attempt < FREE_METRICS_PORT_ATTEMPTS && String(error).includes('Address already in use');
+        if (!taken) throw error;
+      }
+    }
   })());
 
 /**

@@ -115,8 +115,15 @@ describe('PostgreSQL event store: group commit', () => {
       received.push(...events.filter((event) => event.streamName.startsWith(prefix)).map((event) => event.position));
     });
     try {
+      // Settled first: the store's LISTEN connection up (its connect wakes the subscription to read
+      // the log once more, as after any reconnect) and that read made.
       await vi.waitFor(() => expect(logReads).toBeGreaterThan(0));
-      await sleep(50);
+      await vi.waitFor(
+        async () =>
+          expect((await sql.query(`select 1 from pg_stat_activity where application_name = $1 and query = 'listen event_store_appended'`, [prefix])).rowCount).toBe(1),
+        { timeout: 10_000 },
+      );
+      await sleep(200);
       const readsBefore = logReads;
       const own: number[] = [];
       for (let index = 0; index < 3; index++) {
