@@ -59,8 +59,16 @@ describe('PostgreSQL event store: group commit', () => {
     return Number(result.rows[0]?.count);
   };
 
-  const listeningConnections = async () =>
-    Number((await sql.query<{ count: string }>(`select count(*) as count from pg_stat_activity where datname = current_database() and query = 'listen event_store_appended'`)).rows[0]?.count);
+  /** The connections LISTENing for appends on this database; only those named `applicationName` when given. */
+  const listeningConnections = async (applicationName?: string) =>
+    Number(
+      (
+        await sql.query<{ count: string }>(
+          `select count(*) as count from pg_stat_activity where datname = current_database() and query = 'listen event_store_appended' and ($1::text is null or application_name = $1)`,
+          [applicationName ?? null],
+        )
+      ).rows[0]?.count,
+    );
 
   it('writes appends that arrive while a commit is in flight together, in a few transactions', async () => {
     const prefix = `grouped${randomUUID().replaceAll('-', '')}`;
@@ -118,11 +126,7 @@ describe('PostgreSQL event store: group commit', () => {
       // Settled first: the store's LISTEN connection up (its connect wakes the subscription to read
       // the log once more, as after any reconnect) and that read made.
       await vi.waitFor(() => expect(logReads).toBeGreaterThan(0));
-      await vi.waitFor(
-        async () =>
-          expect((await sql.query(`select 1 from pg_stat_activity where application_name = $1 and query = 'listen event_store_appended'`, [prefix])).rowCount).toBe(1),
-        { timeout: 10_000 },
-      );
+      await vi.waitFor(async () => expect(await listeningConnections(prefix)).toBe(1), { timeout: 10_000 });
       await sleep(200);
       const readsBefore = logReads;
       const own: number[] = [];
