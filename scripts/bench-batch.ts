@@ -21,12 +21,11 @@ import { systemContextFor } from '../application/shared/request-context.js';
 import { onAccountStream } from '../application/shared/stream-commands.js';
 import { createLogger } from '../infrastructure/config/logger.js';
 import { systemClock, uuidV7Ids } from '../infrastructure/system/clock-and-ids.js';
-import { createHttpApp } from '../interfaces/rest/app.js';
-import { listen } from '../interfaces/rest/http-server.js';
 import { CARD_CSS, CARD_HTML, dataFor, HEIGHT, SAMPLE_DATA, WIDTH } from './bench/card.js';
 import type { CpuWindow, SamplerRequest } from './bench/cpu-sampler.worker.js';
 import { median, ms, percentile, ratio, runConcurrent, statsOf, table, verdict } from './bench/measure.js';
 import { FAMILIES } from './bench/process-cpu.js';
+import { serviceApi, type ServiceApi } from './bench/service-api.js';
 import { startThread, type BenchThread } from './bench/threads.js';
 import { startBenchService } from './bench-service.js';
 
@@ -42,7 +41,7 @@ stops.push(() => rm(dataDir, { recursive: true, force: true }));
 try {
   const sampler: BenchThread<SamplerRequest, unknown> = startThread(new URL('./bench/cpu-sampler.worker.ts', import.meta.url));
   stops.push(() => sampler.stop());
-  const { runtime, apiKey } = await startBenchService({ dataDir, logger, stops });
+  const { runtime, apiKey, serverUrl, api } = await startBenchService({ dataDir, logger, stops });
   await sampler.call({ kind: 'configure', rootPid: process.pid, dataDir });
   /** CPU-seconds of each process family while `run` runs (the node process: service, bench client and sampler). */
   const measuredCpu = async <T>(run: () => Promise<T>): Promise<[T, CpuWindow]> => {
@@ -50,44 +49,31 @@ try {
     const result = await run();
     return [result, (await sampler.call({ kind: 'stop' })) as CpuWindow];
   };
-  await runtime.services.accounts.ensureBootstrapKey(apiKey);
-  const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: '2mb' }), 0, '127.0.0.1');
-  stops.push(() => server.close(1000));
-  const call = async (key: string, method: string, pathname: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${pathname}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 400) throw new Error(`${method} ${pathname}: ${response.status} ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-  const cardOf = async (key: string) => {
-    const { identifier } = await call(key, 'POST', '/api/v2/my-templates', { name: 'Bench card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'png' });
-    await call(key, 'PUT', `/api/v2/my-templates/${identifier}/html-editor`, { html: CARD_HTML, css: CARD_CSS, sampleData: SAMPLE_DATA });
-    return identifier as string;
+  const cardOf = async (client: ServiceApi) => {
+    const { identifier } = await client.call<{ identifier: string }>('POST', '/api/v2/my-templates', { name: 'Bench card', width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'png' });
+    await client.call('PUT', `/api/v2/my-templates/${identifier}/html-editor`, { html: CARD_HTML, css: CARD_CSS, sampleData: SAMPLE_DATA });
+    return identifier;
   };
   const otherOrg = await runtime.services.accounts.openOrganization({ name: 'interactive', credits: 1_000_000 });
-  const otherKey = (await runtime.services.accounts.issueApiKey(otherOrg, { label: 'bench' })).key;
-  const [batchTemplate, interactiveTemplate] = [await cardOf(apiKey), await cardOf(otherKey)];
+  const otherApi = serviceApi(serverUrl, (await runtime.services.accounts.issueApiKey(otherOrg, { label: 'bench' })).key);
+  const [batchTemplate, interactiveTemplate] = [await cardOf(api), await cardOf(otherApi)];
   let unique = 0;
-  const renderOnce = async (key: string, template: string) => {
+  const renderOnce = async (client: ServiceApi, template: string) => {
     const started = performance.now();
-    await call(key, 'POST', '/api/v2/render', { template, data: dataFor(unique++) });
+    await client.call('POST', '/api/v2/render', { template, data: dataFor(unique++) });
     return performance.now() - started;
   };
 
   process.stderr.write('warming up, then POST /render at 8 clients and interactive renders idle\n');
-  await runConcurrent({ concurrency: 4, maxCount: 40, maxMs: 20_000 }, () => renderOnce(apiKey, batchTemplate));
-  const [c8Timings, c8Cpu] = await measuredCpu(() => runConcurrent({ concurrency: 8, maxCount: 400, maxMs: 15_000 }, () => renderOnce(apiKey, batchTemplate)));
+  await runConcurrent({ concurrency: 4, maxCount: 40, maxMs: 20_000 }, () => renderOnce(api, batchTemplate));
+  const [c8Timings, c8Cpu] = await measuredCpu(() => runConcurrent({ concurrency: 8, maxCount: 400, maxMs: 15_000 }, () => renderOnce(api, batchTemplate)));
   const c8 = statsOf(c8Timings);
-  const idle = statsOf(await runConcurrent({ concurrency: 1, maxCount: 60, maxMs: 15_000 }, () => renderOnce(otherKey, interactiveTemplate)));
+  const idle = statsOf(await runConcurrent({ concurrency: 1, maxCount: 60, maxMs: 15_000 }, () => renderOnce(otherApi, interactiveTemplate)));
 
   type BatchState = { done: number; failed: number; startedAt: string | null; finishedAt: string | null };
   const submitBatch = async (rows: number, from: number): Promise<string> =>
-    (await call(apiKey, 'POST', '/api/v2/batches', { template: batchTemplate, rows: Array.from({ length: rows }, (_, index) => ({ data: dataFor(from + index) })) })).identifier;
-  const batchState = (id: string): Promise<BatchState> => call(apiKey, 'GET', `/api/v2/batches/${id}`);
+    (await api.call<{ identifier: string }>('POST', '/api/v2/batches', { template: batchTemplate, rows: Array.from({ length: rows }, (_, index) => ({ data: dataFor(from + index) })) })).identifier;
+  const batchState = (id: string) => api.call<BatchState>('GET', `/api/v2/batches/${id}`);
 
   process.stderr.write(`a ${BATCH_ROWS}-row batch alone\n`);
   const [alone, batchCpu] = await measuredCpu(async () => {
@@ -106,7 +92,7 @@ try {
   const during: number[] = [];
   let fair: BatchState;
   for (;;) {
-    during.push(await renderOnce(otherKey, interactiveTemplate));
+    during.push(await renderOnce(otherApi, interactiveTemplate));
     fair = await batchState(beside);
     if (fair.finishedAt) break;
   }
@@ -116,7 +102,7 @@ try {
   const rssBefore = peakRss;
   const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   const zipStarted = performance.now();
-  const zip = await fetch(`${server.url}/api/v2/batches/${alone}/zip`, { headers: { 'x-api-key': apiKey } });
+  const zip = await fetch(`${serverUrl}/api/v2/batches/${alone}/zip`, { headers: { 'x-api-key': apiKey } });
   const reader = zip.body?.getReader();
   let firstByteMs = Number.NaN;
   let zipBytes = 0;

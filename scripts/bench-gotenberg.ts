@@ -196,14 +196,14 @@ const benchService = async (): Promise<{ phases: Phase[]; quality: number; scale
   try {
     const template = await createCardTemplate(service, 'Gotenberg comparison card');
     // Gotenberg's JPEGs are asked at the quality and scale the template renders at (its defaults: created without either).
-    const settings = JSON.parse((await service.call('GET', `/api/v2/my-templates/${template}`)).body) as { quality: number; scaleFactor: number };
+    const settings = await service.api.call<{ quality: number; scaleFactor: number }>('GET', `/api/v2/my-templates/${template}`);
     const system: System = {
       name: 'service',
       pid: service.pid,
       dataDir,
       async send(output, index) {
-        const answer = await service.call('POST', '/api/v2/render', { template, outputFormat: output, cache: false, data: dataFor(index) });
-        if (answer.status !== 200) throw new Error(`the service's ${output} render answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+        const answer = await service.api.send('POST', '/api/v2/render', { template, outputFormat: output, cache: false, data: dataFor(index) });
+        if (answer.status !== 200) throw new Error(`the service's ${output} render answered ${answer.status}: ${answer.text.slice(0, 300)}`);
       },
     };
     print(`service up: npm start's process (pid ${service.pid}), template ${template}`);

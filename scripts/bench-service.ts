@@ -1,16 +1,33 @@
 import { randomBytes } from 'node:crypto';
+import express, { type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { loadConfig } from '../infrastructure/config/config.js';
 import { resolveDatabaseUrl } from '../infrastructure/postgres/embedded-postgres.js';
 import { connectTemporal } from '../infrastructure/temporal/temporal-connection.js';
-import { createRuntime } from '../interfaces/composition-root.js';
+import { createRuntime, type Runtime } from '../interfaces/composition-root.js';
+import { createHttpApp } from '../interfaces/rest/app.js';
+import { listen } from '../interfaces/rest/http-server.js';
+import { serviceApi } from './bench/service-api.js';
+
+/**
+ * The runtime's API behind an HTTP server of the bench's on a free loopback port, with `front` (when
+ * given) before every route, and a client of it holding `apiKey`, which the organization bootstrapped has.
+ */
+export const serveBenchApi = async (runtime: Runtime, { apiKey, stops, front, timeoutMs }: { apiKey: string; stops: (() => Promise<unknown>)[]; front?: RequestHandler; timeoutMs?: number }) => {
+  await runtime.services.accounts.ensureBootstrapKey(apiKey);
+  const app = createHttpApp({ services: runtime.services, logger: runtime.logger, bodyLimit: runtime.config.BODY_LIMIT });
+  const server = await listen(front ? express().use(front, app) : app, 0, '127.0.0.1');
+  stops.push(() => server.close(1000));
+  return { serverUrl: server.url, api: serviceApi(server.url, apiKey, { timeoutMs }) };
+};
 
 /**
  * The whole service in the bench's own process (API, projections, a worker) on a fresh embedded
- * PostgreSQL and Temporal dev server under `dataDir`, with credits enough for any run. Each start
- * pushes its stop onto `stops`, so the caller tears everything down in reverse.
+ * PostgreSQL and Temporal dev server under `dataDir`, with credits enough for any run, served as
+ * serveBenchApi serves it. Each start pushes its stop onto `stops`, so the caller tears everything
+ * down in reverse.
  */
-export const startBenchService = async ({ dataDir, logger, stops }: { dataDir: string; logger: Logger; stops: (() => Promise<unknown>)[] }) => {
+export const startBenchService = async ({ dataDir, logger, stops, front, timeoutMs }: { dataDir: string; logger: Logger; stops: (() => Promise<unknown>)[]; front?: RequestHandler; timeoutMs?: number }) => {
   const database = await resolveDatabaseUrl({ dataDir, logger });
   stops.push(() => database.stop());
   // The bench's own handle on the dev server: it reads workflow histories for its breakdowns.
@@ -36,5 +53,5 @@ export const startBenchService = async ({ dataDir, logger, stops }: { dataDir: s
   });
   const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
   stops.push(() => runtime.close());
-  return { config, runtime, temporal, apiKey };
+  return { config, runtime, temporal, apiKey, ...(await serveBenchApi(runtime, { apiKey, stops, front, timeoutMs })) };
 };

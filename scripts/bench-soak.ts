@@ -61,7 +61,6 @@ const main = async () => {
   const apiKey = `rk_soak_${randomBytes(16).toString('hex')}`;
   say(`bench:soak: ${MINUTES} min, ${CLIENTS} clients, ${FORMATS.join('/')} in turn, samples every ${SAMPLE_SECONDS} s; data in ${dataDir}`);
   const service = await startNpmStartService({ dataDir, port: await freePort(), apiKey });
-  const call = service.call;
   try {
     const template = await createCardTemplate(service, 'Soak card');
 
@@ -96,7 +95,7 @@ const main = async () => {
         const sent = performance.now();
         let status = 0;
         try {
-          status = (await call('POST', '/api/v2/render', { template, data: dataFor(index), outputFormat })).status;
+          status = (await service.api.send('POST', '/api/v2/render', { template, data: dataFor(index), outputFormat })).status;
         } catch (error) {
           errors.set(`network: ${(error as Error).message}`, (errors.get(`network: ${(error as Error).message}`) ?? 0) + 1);
         }

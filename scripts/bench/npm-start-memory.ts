@@ -37,8 +37,8 @@ export const measureNpmStartMemory = async (): Promise<NpmStartMemory> => {
     const template = await createCardTemplate(service, 'Memory card');
     let next = 0;
     const render = async () => {
-      const answer = await service.call('POST', '/api/v2/render?output=image', { template, data: dataFor(next++), outputFormat: 'jpeg' });
-      if (answer.status !== 200) throw new Error(`render answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+      const answer = await service.api.send('POST', '/api/v2/render?output=image', { template, data: dataFor(next++), outputFormat: 'jpeg' });
+      if (answer.status !== 200) throw new Error(`render answered ${answer.status}: ${answer.text.slice(0, 200)}`);
     };
     for (let i = 0; i < WARM_UP_RENDERS / 4; i++) await Promise.all([render(), render(), render(), render()]);
     await sleep(SETTLE_MS);

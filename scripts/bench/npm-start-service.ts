@@ -4,12 +4,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVICE_NODE_FLAGS, TYPESCRIPT_FLAGS } from '../../infrastructure/system/node-flags.js';
 import { CARD_CSS, CARD_HTML, HEIGHT, WIDTH } from './card.js';
+import { serviceApi, type ServiceApi } from './service-api.js';
 
 export interface NpmStartService {
   readonly base: string;
   readonly pid: number;
-  /** A JSON call with the bootstrap key. */
-  call(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string }>;
+  /** Its API with the bootstrap key. */
+  readonly api: ServiceApi;
   stop(): Promise<void>;
 }
 
@@ -54,14 +55,10 @@ export const startNpmStartService = async ({ dataDir, port, apiKey }: { dataDir:
     if (Date.now() > deadline) throw new Error('the service was not ready within 5 minutes');
     await sleep(500);
   }
-  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
   return {
     base,
     pid: child.pid as number,
-    async call(method, pathname, body) {
-      const response = await fetch(`${base}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: response.status, body: await response.text() };
-    },
+    api: serviceApi(base, apiKey),
     async stop() {
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
@@ -70,11 +67,8 @@ export const startNpmStartService = async ({ dataDir, port, apiKey }: { dataDir:
 };
 
 /** The benchmark card as an html-editor template of the service's organization; its id. */
-export const createCardTemplate = async (service: NpmStartService, name: string): Promise<string> => {
-  const created = await service.call('POST', '/api/v2/my-templates', { name, width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
-  if (created.status !== 200) throw new Error(`could not create the template: ${created.status} ${created.body}`);
-  const template = (JSON.parse(created.body) as { identifier: string }).identifier;
-  const content = await service.call('PUT', `/api/v2/my-templates/${template}/html-editor`, { html: CARD_HTML, css: CARD_CSS });
-  if (content.status !== 200) throw new Error(`could not set the template's content: ${content.status} ${content.body}`);
-  return template;
+export const createCardTemplate = async ({ api }: NpmStartService, name: string): Promise<string> => {
+  const { identifier } = await api.call<{ identifier: string }>('POST', '/api/v2/my-templates', { name, width: WIDTH, height: HEIGHT, editor: 'html-editor', outputFormat: 'jpeg' });
+  await api.call('PUT', `/api/v2/my-templates/${identifier}/html-editor`, { html: CARD_HTML, css: CARD_CSS });
+  return identifier;
 };

@@ -2,6 +2,7 @@ import type { startBenchService } from '../../bench-service.js';
 import type { SamplerRequest } from '../cpu-sampler.worker.js';
 import type { LoadReply, LoadRequest } from '../load.worker.js';
 import type { RunLimits } from '../measure.js';
+import type { ServiceApi } from '../service-api.js';
 import type { BenchThread } from '../threads.js';
 import type { ServiceProbes } from './service-probes.js';
 import type { Measure } from './scenario.js';
@@ -18,8 +19,8 @@ type BenchService = Awaited<ReturnType<typeof startBenchService>>;
 /** How long a run goes on, its concurrency given apart: to its count or its time, whichever comes first. */
 export type RunBounds = Omit<RunLimits, 'concurrency'>;
 
-/** A call of the service's API with the bench's key, the JSON answer, failing on any status but 200. */
-export type ApiCall = (method: string, pathname: string, body?: unknown) => Promise<Record<string, unknown>>;
+/** A call of the service's API with the bench's key: the JSON answer, failing on any status from 300 on. */
+export type ApiCall = ServiceApi['call'];
 
 /** A counter handing out runs of indices no earlier taker got, from `first` on: the first index of each run. */
 export const indicesFrom = (first: number) => {

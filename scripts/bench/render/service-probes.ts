@@ -20,23 +20,19 @@ export interface ServiceProbes {
   readonly roundTrips: { readonly request: number; readonly all: number };
   /** While set, each call of the render use case adds its duration here. */
   serviceTimes: number[] | null;
-  /** Express middleware under which every query counts as the request's. */
-  readonly countRequestRoundTrips: RequestHandler;
 }
 
 const wallNow = () => performance.timeOrigin + performance.now();
 
+const inRequest = new AsyncLocalStorage<true>();
+
+/** Express middleware under which every query counts as the request's (ServiceProbes' `roundTrips.request`). */
+export const countRequestRoundTrips: RequestHandler = (_req, _res, next) => inRequest.run(true, next);
+
 export const probeService = ({ eventStore, services }: Awaited<ReturnType<typeof startBenchService>>['runtime']): ServiceProbes => {
   const storeCalls: StoreCall[] = [];
   const roundTrips = { request: 0, all: 0 };
-  const inRequest = new AsyncLocalStorage<true>();
-  const probes: ServiceProbes = {
-    storeCalls,
-    recordStoreCalls: false,
-    roundTrips,
-    serviceTimes: null,
-    countRequestRoundTrips: (_req, _res, next) => inRequest.run(true, next),
-  };
+  const probes: ServiceProbes = { storeCalls, recordStoreCalls: false, roundTrips, serviceTimes: null };
 
   /*
    * API and worker share this event store object in this process; timing its calls shows what the

@@ -1,14 +1,11 @@
-import express from 'express';
 import type { Logger } from 'pino';
-import { createHttpApp } from '../../../interfaces/rest/app.js';
-import { listen } from '../../../interfaces/rest/http-server.js';
 import { startBenchService } from '../../bench-service.js';
 import { CARD_CSS, CARD_HTML, HEIGHT, SAMPLE_DATA, WIDTH } from '../card.js';
-import { indicesFrom, REQUEST_TIMEOUT_MS, type ApiCall, type RenderBench } from './bench-context.js';
+import { print } from '../measure.js';
+import { indicesFrom, REQUEST_TIMEOUT_MS, type RenderBench } from './bench-context.js';
 import { createReportTemplate } from './report-pdf.js';
 import { measureWith } from './scenario.js';
-import { probeService } from './service-probes.js';
-import { print } from '../measure.js';
+import { countRequestRoundTrips, probeService } from './service-probes.js';
 
 interface ServiceStart extends Pick<RenderBench, 'stops' | 'sampler' | 'load'> {
   readonly dataDir: string;
@@ -19,26 +16,11 @@ interface ServiceStart extends Pick<RenderBench, 'stops' | 'sampler' | 'load'> {
 
 /** The service in this process with its probes, behind an HTTP server of the bench's, with the card and report templates created. */
 export const startRenderService = async ({ dataDir, logger, stops, sampler, load, benchStarted }: ServiceStart): Promise<RenderBench> => {
-  const { config, runtime, temporal, apiKey } = await startBenchService({ dataDir, logger, stops });
+  const { config, runtime, temporal, apiKey, serverUrl, api } = await startBenchService({ dataDir, logger, stops, front: countRequestRoundTrips, timeoutMs: REQUEST_TIMEOUT_MS });
   await sampler.call({ kind: 'configure', rootPid: process.pid, dataDir });
   const probes = probeService(runtime);
-  await runtime.services.accounts.ensureBootstrapKey(apiKey);
-  const counted = express().use(probes.countRequestRoundTrips);
-  const server = await listen(counted.use(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT })), 0, '127.0.0.1');
-  stops.push(() => server.close(1000));
   print(`service up in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s (pool: ${config.BROWSERS} browser(s) x ${config.PAGES_PER_BROWSER} pages)`);
-
-  const call: ApiCall = async (method, pathname, body) => {
-    const response = await fetch(`${server.url}${pathname}`, {
-      method,
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (response.status !== 200) throw new Error(`${method} ${pathname} answered ${response.status}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const { call } = api;
 
   const created = await call('POST', '/api/v2/my-templates', { name: 'Bench card', width: WIDTH, height: HEIGHT, editor: 'html-editor' });
   const templateId = String(created.identifier);
@@ -51,7 +33,7 @@ export const startRenderService = async ({ dataDir, logger, stops, sampler, load
     config,
     temporal,
     apiKey,
-    serverUrl: server.url,
+    serverUrl,
     stops,
     sampler,
     load,
@@ -62,6 +44,6 @@ export const startRenderService = async ({ dataDir, logger, stops, sampler, load
     reportId,
     takeIndices,
     loadRun: (path, output, concurrency, limits) =>
-      load.call({ baseUrl: server.url, apiKey, templateId, path, output, concurrency, ...limits, firstIndex: takeIndices(limits.maxCount), timeoutMs: REQUEST_TIMEOUT_MS }),
+      load.call({ baseUrl: serverUrl, apiKey, templateId, path, output, concurrency, ...limits, firstIndex: takeIndices(limits.maxCount), timeoutMs: REQUEST_TIMEOUT_MS }),
   };
 };

@@ -6,13 +6,12 @@ import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../../../infrastructure/config/config.js';
 import { bundleWorkflows } from '../../../infrastructure/temporal/temporal-worker.js';
 import { createRuntime } from '../../../interfaces/composition-root.js';
-import { createHttpApp } from '../../../interfaces/rest/app.js';
-import { listen } from '../../../interfaces/rest/http-server.js';
+import { serveBenchApi } from '../../bench-service.js';
 import { print, ratio, seconds, table } from '../measure.js';
 import { workflowEvents } from '../workflow-history.js';
 import { cpuTotal } from './cpu-meter.js';
 import { motionGraphics } from './motion-graphics.js';
-import { probedCell, renderThroughRest, restApi } from './rest-render.js';
+import { probedCell, renderThroughRest } from './rest-render.js';
 import { FPS, SIZES, type VideoBench } from './video-context.js';
 import { startWorkerProcess, stopWorkerProcess } from './worker-processes.js';
 
@@ -69,14 +68,12 @@ export const measureChunkedRuns = async ({ config, temporal, apiKey, dataDir, lo
   const apiConfig = loadConfig({ ...process.env, ...configEnvOf(config), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' });
   const runtime = await createRuntime(apiConfig, logger, { runProjections: true, rendering: 'client' });
   stops.push(() => runtime.close());
-  const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: apiConfig.BODY_LIMIT }), 0, '127.0.0.1');
-  stops.push(() => server.close(1000));
+  const { api } = await serveBenchApi(runtime, { apiKey, stops });
   const bundle = path.join(dataDir, 'workflow-bundle.json');
   await writeFile(bundle, JSON.stringify(await bundleWorkflows({ traced: false })));
-  const api = restApi(server.url, apiKey);
   const size = SIZES[1];
   const created = await api.call('POST', '/api/v2/my-templates', { name: 'Bench 30 s', ...size, editor: 'canvas-html', outputFormat: 'mp4', recordDuration: CHUNKED_DURATION_MS, fps: FPS });
-  const template = String(created.body.identifier);
+  const template = String(created.identifier);
   await api.call('PUT', `/api/v2/my-templates/${template}/components`, motionGraphics(size, CHUNKED_DURATION_MS));
 
   const rows: string[][] = [];

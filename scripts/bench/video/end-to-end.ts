@@ -37,8 +37,8 @@ export const measureEndToEnd = async ({ api, dataDir, temporal }: VideoBench): P
   const templates = new Map<number, string>();
   for (const size of SIZES) {
     const created = await api.call('POST', '/api/v2/my-templates', { name: `Bench ${size.height}p`, ...size, editor: 'canvas-html', outputFormat: 'mp4', recordDuration: DURATION_MS, fps: FPS });
-    await api.call('PUT', `/api/v2/my-templates/${String(created.body.identifier)}/components`, motionGraphics(size));
-    templates.set(size.height, String(created.body.identifier));
+    await api.call('PUT', `/api/v2/my-templates/${String(created.identifier)}/components`, motionGraphics(size));
+    templates.set(size.height, String(created.identifier));
   }
 
   const renderVideo = async (size: VideoSize, format: VideoFormat): Promise<VideoRun> => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { VideoFormat } from '../../../domain/templates/template-settings.js';
+import type { ServiceApi } from '../service-api.js';
 import { cpuMeter } from './cpu-meter.js';
 
 const RENDER_TIMEOUT_MS = 300_000;
@@ -12,29 +13,11 @@ export const POLL_MS = 100;
 
 const run = promisify(execFile);
 
-export interface RestApi {
-  /** A call with the bench's key: the status and JSON answer, failing on any status from 300 on. */
-  call(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
-  /** Saves the file a result's href points at to `file`. */
-  download(href: string, file: string): Promise<void>;
-}
-
-export const restApi = (serverUrl: string, apiKey: string): RestApi => ({
-  async call(method, pathname, body) {
-    const response = await fetch(`${serverUrl}${pathname}`, {
-      method,
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (response.status >= 300) throw new Error(`${method} ${pathname} answered ${response.status}: ${JSON.stringify(json)}`);
-    return { status: response.status, body: json };
-  },
-  async download(href, file) {
-    const url = new URL(href);
-    await writeFile(file, Buffer.from(await (await fetch(`${serverUrl}${url.pathname}${url.search}`)).arrayBuffer()));
-  },
-});
+/** Saves the file a result's href points at to `file`, from the service `api` calls. */
+const download = async (api: ServiceApi, href: string, file: string) => {
+  const url = new URL(href);
+  await writeFile(file, Buffer.from(await (await fetch(`${api.baseUrl}${url.pathname}${url.search}`)).arrayBuffer()));
+};
 
 /** What ffprobe reads of a video file: its codec, the frames it decodes and its duration in seconds. */
 const probe = async (file: string) => {
@@ -50,15 +33,15 @@ export const probedCell = ({ codec, frames, duration }: Awaited<ReturnType<typeo
  * One video through REST as a client renders it: 202, then polling the result until it is done;
  * the wall time and CPU of that, then the video downloaded into `dataDir` and probed.
  */
-export const renderThroughRest = async (api: RestApi, dataDir: string, template: string, format: VideoFormat) => {
+export const renderThroughRest = async (api: ServiceApi, dataDir: string, template: string, format: VideoFormat) => {
   const stopMeter = cpuMeter();
   const started = performance.now();
-  const accepted = await api.call('POST', '/api/v2/render', { template, outputFormat: format, cache: false });
-  if (accepted.status !== 202) throw new Error(`expected 202, got ${accepted.status}`);
-  const requestId = String(accepted.body.requestId);
+  const accepted = await api.send('POST', '/api/v2/render', { template, outputFormat: format, cache: false });
+  if (accepted.status !== 202) throw new Error(`expected 202, got ${accepted.status}: ${accepted.text.slice(0, 300)}`);
+  const requestId = String((JSON.parse(accepted.text) as { requestId: string }).requestId);
   let detail: Record<string, unknown>;
   for (;;) {
-    detail = (await api.call('GET', `/api/v2/results/${requestId}`)).body;
+    detail = await api.call('GET', `/api/v2/results/${requestId}`);
     if (detail.status !== 'pending') break;
     if (performance.now() - started > RENDER_TIMEOUT_MS) throw new Error(`${requestId} still pending after ${RENDER_TIMEOUT_MS} ms`);
     await sleep(POLL_MS);
@@ -67,6 +50,6 @@ export const renderThroughRest = async (api: RestApi, dataDir: string, template:
   const cpu = stopMeter();
   if (detail.status !== 'done') throw new Error(`render ${requestId} ${String(detail.status)}: ${String(detail.failureReason)}`);
   const file = path.join(dataDir, `${requestId}.${format}`);
-  await api.download(String(detail.href), file);
+  await download(api, String(detail.href), file);
   return { requestId, wallMs, cpu, probed: await probe(file) };
 };

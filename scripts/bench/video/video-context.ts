@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { VideoFormat } from '../../../domain/templates/template-settings.js';
 import { videoFrameCount } from '../../../domain/renders/video-timing.js';
 import type { startBenchService } from '../../bench-service.js';
-import type { RestApi } from './rest-render.js';
+import type { ServiceApi } from '../service-api.js';
 
 /*
  * What every section of bench:video is handed: the service under test, its REST API and the bench's
@@ -31,7 +31,7 @@ export interface VideoBench {
   readonly temporal: BenchService['temporal'];
   readonly apiKey: string;
   /** The service's REST API, behind an HTTP server of the bench's. */
-  readonly api: RestApi;
+  readonly api: ServiceApi;
   /** The service's DATA_DIR, where the bench also writes the videos it downloads. */
   readonly dataDir: string;
   readonly logger: Logger;

@@ -1,8 +1,5 @@
-import { createHttpApp } from '../../../interfaces/rest/app.js';
-import { listen } from '../../../interfaces/rest/http-server.js';
 import { startBenchService } from '../../bench-service.js';
 import { print, seconds } from '../measure.js';
-import { restApi } from './rest-render.js';
 import type { VideoBench } from './video-context.js';
 
 interface ServiceStart extends Pick<VideoBench, 'dataDir' | 'logger' | 'stops'> {
@@ -12,10 +9,7 @@ interface ServiceStart extends Pick<VideoBench, 'dataDir' | 'logger' | 'stops'> 
 
 /** The service in this process (API, projections, a render worker) behind an HTTP server of the bench's. */
 export const startVideoService = async ({ dataDir, logger, stops, benchStarted }: ServiceStart): Promise<VideoBench> => {
-  const { config, runtime, temporal, apiKey } = await startBenchService({ dataDir, logger, stops });
-  await runtime.services.accounts.ensureBootstrapKey(apiKey);
-  const server = await listen(createHttpApp({ services: runtime.services, logger, bodyLimit: config.BODY_LIMIT }), 0, '127.0.0.1');
-  stops.push(() => server.close(1000));
+  const { config, temporal, apiKey, api } = await startBenchService({ dataDir, logger, stops });
   print(`service up in ${seconds(performance.now() - benchStarted)} s`);
-  return { config, temporal, apiKey, api: restApi(server.url, apiKey), dataDir, logger, stops };
+  return { config, temporal, apiKey, api, dataDir, logger, stops };
 };
