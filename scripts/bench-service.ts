@@ -11,7 +11,8 @@ import { serviceApi } from './bench/service-api.js';
 
 /**
  * The runtime's API behind an HTTP server of the bench's on a free loopback port, with `front` (when
- * given) before every route, and a client of it holding `apiKey`, which the organization bootstrapped has.
+ * given) before every route, and a client of it holding `apiKey`, made the bootstrap organization's
+ * key first if it is not yet.
  */
 export const serveBenchApi = async (runtime: Runtime, { apiKey, stops, front, timeoutMs }: { apiKey: string; stops: (() => Promise<unknown>)[]; front?: RequestHandler; timeoutMs?: number }) => {
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
