@@ -41,7 +41,7 @@ stops.push(() => rm(dataDir, { recursive: true, force: true }));
 try {
   const sampler: BenchThread<SamplerRequest, unknown> = startThread(new URL('./bench/cpu-sampler.worker.ts', import.meta.url));
   stops.push(() => sampler.stop());
-  const { runtime, apiKey, serverUrl, api } = await startBenchService({ dataDir, logger, stops });
+  const { runtime, apiKey, api } = await startBenchService({ dataDir, logger, stops });
   await sampler.call({ kind: 'configure', rootPid: process.pid, dataDir });
   /** CPU-seconds of each process family while `run` runs (the node process: service, bench client and sampler). */
   const measuredCpu = async <T>(run: () => Promise<T>): Promise<[T, CpuWindow]> => {
@@ -55,7 +55,7 @@ try {
     return identifier;
   };
   const otherOrg = await runtime.services.accounts.openOrganization({ name: 'interactive', credits: 1_000_000 });
-  const otherApi = serviceApi(serverUrl, (await runtime.services.accounts.issueApiKey(otherOrg, { label: 'bench' })).key);
+  const otherApi = serviceApi(api.baseUrl, (await runtime.services.accounts.issueApiKey(otherOrg, { label: 'bench' })).key);
   const [batchTemplate, interactiveTemplate] = [await cardOf(api), await cardOf(otherApi)];
   let unique = 0;
   const renderOnce = async (client: ServiceApi, template: string) => {
@@ -102,7 +102,7 @@ try {
   const rssBefore = peakRss;
   const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   const zipStarted = performance.now();
-  const zip = await fetch(`${serverUrl}/api/v2/batches/${alone}/zip`, { headers: { 'x-api-key': apiKey } });
+  const zip = await fetch(`${api.baseUrl}/api/v2/batches/${alone}/zip`, { headers: { 'x-api-key': apiKey } });
   const reader = zip.body?.getReader();
   let firstByteMs = Number.NaN;
   let zipBytes = 0;

@@ -11,15 +11,15 @@ import { serviceApi } from './bench/service-api.js';
 
 /**
  * The runtime's API behind an HTTP server of the bench's on a free loopback port, with `front` (when
- * given) before every route, and a client of it holding `apiKey`, made the bootstrap organization's
- * key first if it is not yet.
+ * given) before every route: a client of it holding `apiKey`, made the bootstrap organization's key
+ * first if it is not yet (`baseUrl` is the server's address).
  */
 export const serveBenchApi = async (runtime: Runtime, { apiKey, stops, front, timeoutMs }: { apiKey: string; stops: (() => Promise<unknown>)[]; front?: RequestHandler; timeoutMs?: number }) => {
   await runtime.services.accounts.ensureBootstrapKey(apiKey);
   const app = createHttpApp({ services: runtime.services, logger: runtime.logger, bodyLimit: runtime.config.BODY_LIMIT });
   const server = await listen(front ? express().use(front, app) : app, 0, '127.0.0.1');
   stops.push(() => server.close(1000));
-  return { serverUrl: server.url, api: serviceApi(server.url, apiKey, { timeoutMs }) };
+  return serviceApi(server.url, apiKey, { timeoutMs });
 };
 
 /**
@@ -54,5 +54,5 @@ export const startBenchService = async ({ dataDir, logger, stops, front, timeout
   });
   const runtime = await createRuntime(config, logger, { runProjections: true, rendering: 'worker' });
   stops.push(() => runtime.close());
-  return { config, runtime, temporal, apiKey, ...(await serveBenchApi(runtime, { apiKey, stops, front, timeoutMs })) };
+  return { config, runtime, temporal, apiKey, api: await serveBenchApi(runtime, { apiKey, stops, front, timeoutMs }) };
 };

@@ -16,11 +16,11 @@ interface ServiceStart extends Pick<RenderBench, 'stops' | 'sampler' | 'load'> {
 
 /** The service in this process with its probes, behind an HTTP server of the bench's, with the card and report templates created. */
 export const startRenderService = async ({ dataDir, logger, stops, sampler, load, benchStarted }: ServiceStart): Promise<RenderBench> => {
-  const { config, runtime, temporal, apiKey, serverUrl, api } = await startBenchService({ dataDir, logger, stops, front: countRequestRoundTrips, timeoutMs: REQUEST_TIMEOUT_MS });
+  const { config, runtime, temporal, apiKey, api } = await startBenchService({ dataDir, logger, stops, front: countRequestRoundTrips, timeoutMs: REQUEST_TIMEOUT_MS });
   await sampler.call({ kind: 'configure', rootPid: process.pid, dataDir });
   const probes = probeService(runtime);
   print(`service up in ${((performance.now() - benchStarted) / 1000).toFixed(1)} s (pool: ${config.BROWSERS} browser(s) x ${config.PAGES_PER_BROWSER} pages)`);
-  const { call } = api;
+  const { call, baseUrl: serverUrl } = api;
 
   const created = await call('POST', '/api/v2/my-templates', { name: 'Bench card', width: WIDTH, height: HEIGHT, editor: 'html-editor' });
   const templateId = String(created.identifier);

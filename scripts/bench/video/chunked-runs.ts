@@ -68,7 +68,7 @@ export const measureChunkedRuns = async ({ config, temporal, apiKey, dataDir, lo
   const apiConfig = loadConfig({ ...process.env, ...configEnvOf(config), TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0' });
   const runtime = await createRuntime(apiConfig, logger, { runProjections: true, rendering: 'client' });
   stops.push(() => runtime.close());
-  const { api } = await serveBenchApi(runtime, { apiKey, stops });
+  const api = await serveBenchApi(runtime, { apiKey, stops });
   const bundle = path.join(dataDir, 'workflow-bundle.json');
   await writeFile(bundle, JSON.stringify(await bundleWorkflows({ traced: false })));
   const size = SIZES[1];
